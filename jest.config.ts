@@ -1,0 +1,13 @@
+import type { Config } from 'jest';
+
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/tests', '<rootDir>/samples'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts' },
+  setupFiles: ['reflect-metadata'],
+  testTimeout: 30000,
+};
+
+export default config;
