@@ -1,0 +1,103 @@
+/**
+ * One base error with a string `code`. Definition errors are raised by `ToolRegistry.build`;
+ * call errors by `registry.call`; each call error knows the compact JSON a model may see.
+ */
+export class ToolwrightError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** The compact JSON a model may see: code and message, never a stack. */
+  toToolResult(): string {
+    return JSON.stringify({ status: 'error', code: this.code, message: this.message });
+  }
+}
+
+/** A tool class or its decorators are wrong; raised at build time, names the class and the fix. */
+export class ToolDefinitionError extends ToolwrightError {
+  constructor(message: string) {
+    super('INVALID_DEFINITION', message);
+  }
+}
+
+export class ToolNotFoundError extends ToolwrightError {
+  constructor(readonly toolName: string, readonly available: readonly string[] = []) {
+    super(
+      'TOOL_NOT_FOUND',
+      `Tool "${toolName}" does not exist.` +
+        (available.length ? ` Available tools: ${available.slice(0, 20).join(', ')}.` : ''),
+    );
+  }
+}
+
+export interface FieldError {
+  /** `order_id`, `address.zip`, `tags[2]`; '' for the arguments as a whole. */
+  path: string;
+  message: string;
+  /** The class-validator constraint name (`min`, `isString`, `isIn`, `whitelistValidation`…). */
+  constraint: string;
+}
+
+export class ToolInputError extends ToolwrightError {
+  constructor(
+    code: 'INVALID_JSON' | 'INVALID_ARGUMENTS',
+    readonly toolName: string,
+    readonly errors: readonly FieldError[],
+    message?: string,
+  ) {
+    super(code, message ?? `Invalid arguments for tool "${toolName}": ${errors.map((e) => e.message).join('; ')}`);
+  }
+
+  override toToolResult(): string {
+    return JSON.stringify({ status: 'error', code: this.code, message: this.message, errors: this.errors });
+  }
+}
+
+export class ToolExecutionError extends ToolwrightError {
+  constructor(
+    readonly toolName: string,
+    cause: unknown,
+    /** When the tool opted in (`@Tool({ exposeErrors: true })`), the model may see the cause's message. */
+    readonly expose = false,
+  ) {
+    super('TOOL_FAILED', `Tool "${toolName}" failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+
+  override toToolResult(): string {
+    const message =
+      this.expose && this.cause instanceof Error ? this.cause.message : `Tool "${this.toolName}" failed unexpectedly.`;
+    return JSON.stringify({ status: 'error', code: this.code, message });
+  }
+}
+
+export class ToolOutputError extends ToolwrightError {
+  constructor(readonly toolName: string, readonly errors: readonly FieldError[], detail?: string) {
+    super(
+      'INVALID_OUTPUT',
+      `Tool "${toolName}" returned a result that breaks its output contract: ` +
+        (detail ?? errors.map((e) => `${e.path || '(result)'} ${e.message}`).join('; ')),
+    );
+  }
+
+  override toToolResult(): string {
+    return JSON.stringify({ status: 'error', code: this.code, message: `Tool "${this.toolName}" returned an invalid result.` });
+  }
+}
+
+export class ToolTimeoutError extends ToolwrightError {
+  constructor(readonly toolName: string, readonly timeoutMs: number) {
+    super('TOOL_TIMEOUT', `Tool "${toolName}" did not finish within ${timeoutMs} ms.`);
+  }
+}
+
+/** A store (SQLite, Redis, PostgreSQL) is down, timed out or refused a write; nothing was half-written. */
+export class StoreUnavailableError extends ToolwrightError {
+  constructor(readonly store: string, cause: unknown) {
+    super('STORE_UNAVAILABLE', `${store} store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}

@@ -1,0 +1,165 @@
+import type { Message } from './message';
+import type { SessionChanges, SessionSnapshot } from './snapshots';
+
+export interface AgentContextInit {
+  sessionId: string;
+  userId?: string;
+  tenantId?: string;
+  state?: Record<string, unknown>;
+  history?: readonly Message[];
+  userInput?: string | null;
+}
+
+/** The call a tool is running for; present only on the per-call view that tools receive. */
+export interface ToolCallInfo {
+  id: string;
+  name: string;
+  /** Stable for the same session and model tool call id: a retried or resumed call gets the same key. */
+  idempotencyKey: string;
+  signal?: AbortSignal;
+}
+
+/** Mutable session data, shared by a context and its per-call views (so views see one state). */
+interface SessionData {
+  state: Map<string, unknown>;
+  history: Message[];
+  userInput: string | null;
+  set: Map<string, unknown>;
+  deleted: Set<string>;
+  appended: Message[];
+  replacedHistory?: Message[];
+  userInputChanged: boolean;
+}
+
+/**
+ * Session state for one conversation: the PHP kit's AgentContext in camelCase. Getters and
+ * setters are synchronous; a store loads the session before a turn and saves the recorded
+ * changes after it as one unit (`takeChanges`). Values must be JSON-serializable, and a value
+ * changed in place must be set again with `setState` to be saved.
+ */
+export class AgentContext {
+  readonly sessionId: string;
+  readonly userId?: string;
+  readonly tenantId?: string;
+  /** Set on the view a tool receives (`forToolCall`): its call id, idempotency key and AbortSignal. */
+  readonly toolCall?: ToolCallInfo;
+  private readonly data: SessionData;
+
+  constructor(init: AgentContextInit) {
+    this.sessionId = init.sessionId;
+    this.userId = init.userId;
+    this.tenantId = init.tenantId;
+    this.data = {
+      state: new Map(Object.entries(init.state ?? {})),
+      history: [...(init.history ?? [])],
+      userInput: init.userInput ?? null,
+      set: new Map(),
+      deleted: new Set(),
+      appended: [],
+      userInputChanged: false,
+    };
+  }
+
+  static fromSnapshot(snapshot: SessionSnapshot, userId?: string): AgentContext {
+    return new AgentContext({
+      sessionId: snapshot.sessionId,
+      userId: userId ?? snapshot.userId,
+      tenantId: snapshot.tenantId,
+      state: snapshot.state,
+      history: snapshot.history,
+      userInput: snapshot.userInput,
+    });
+  }
+
+  /** A cheap view of this context for one tool call; state and history stay shared. */
+  forToolCall(call: ToolCallInfo): AgentContext {
+    const view = Object.create(this) as AgentContext;
+    Object.defineProperty(view, 'toolCall', { value: call, enumerable: true });
+    return view;
+  }
+
+  /** The AbortSignal of the running tool call (timeout or run cancelled), if any. */
+  get signal(): AbortSignal | undefined {
+    return this.toolCall?.signal;
+  }
+
+  get idempotencyKey(): string | undefined {
+    return this.toolCall?.idempotencyKey;
+  }
+
+  getSessionId(): string {
+    return this.sessionId;
+  }
+
+  getUserInput(): string | null {
+    return this.data.userInput;
+  }
+
+  setUserInput(value: string | null): void {
+    this.data.userInput = value;
+    this.data.userInputChanged = true;
+  }
+
+  getState<T = unknown>(key: string, defaultValue?: T): T | undefined {
+    return this.data.state.has(key) ? (this.data.state.get(key) as T) : defaultValue;
+  }
+
+  setState(key: string, value: unknown): void {
+    this.data.state.set(key, value);
+    this.data.set.set(key, value);
+    this.data.deleted.delete(key);
+  }
+
+  hasState(key: string): boolean {
+    return this.data.state.has(key);
+  }
+
+  forgetState(key: string): void {
+    this.data.state.delete(key);
+    this.data.set.delete(key);
+    this.data.deleted.add(key);
+  }
+
+  getAllState(): Record<string, unknown> {
+    return Object.fromEntries(this.data.state);
+  }
+
+  /** Sets every key of `values` (merging into the current state). */
+  loadState(values: Record<string, unknown>): void {
+    for (const [key, value] of Object.entries(values)) this.setState(key, value);
+  }
+
+  getConversationHistory(): readonly Message[] {
+    return this.data.history;
+  }
+
+  addMessage(message: Message): void {
+    this.data.history.push(message);
+    this.data.appended.push(message);
+  }
+
+  setConversationHistory(messages: readonly Message[]): void {
+    this.data.history = [...messages];
+    this.data.replacedHistory = [...messages];
+    this.data.appended = [];
+  }
+
+  /** The changes recorded since construction or the last call, for a store to save; resets them. */
+  takeChanges(): SessionChanges {
+    const d = this.data;
+    const changes: SessionChanges = {
+      set: Object.fromEntries(d.set),
+      deleted: [...d.deleted],
+      appended: d.appended,
+    };
+    if (this.userId !== undefined) changes.userId = this.userId;
+    if (d.replacedHistory) changes.replacedHistory = d.replacedHistory;
+    if (d.userInputChanged) changes.userInput = d.userInput;
+    d.set = new Map();
+    d.deleted = new Set();
+    d.appended = [];
+    d.replacedHistory = undefined;
+    d.userInputChanged = false;
+    return changes;
+  }
+}

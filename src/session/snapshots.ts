@@ -1,0 +1,91 @@
+import type { Message } from './message';
+
+/** Identifies one conversation. `tenantId` partitions everything when given. */
+export interface SessionKey {
+  sessionId: string;
+  tenantId?: string;
+}
+
+/** Identifies one long-term memory: one agent and one user (and tenant, when given). */
+export interface MemoryKey {
+  agentName: string;
+  userId: string;
+  tenantId?: string;
+}
+
+/** What a store keeps of a session. */
+export interface SessionSnapshot {
+  sessionId: string;
+  userId?: string;
+  tenantId?: string;
+  state: Record<string, unknown>;
+  history: Message[];
+  userInput: string | null;
+  /** A paused run waiting for approvals (serializable), owned by the agent runner. */
+  pendingRun: unknown | null;
+  /** Incremented by every save; lets a store or caller detect interleaved writes. */
+  version: number;
+}
+
+/**
+ * What one turn changed in a session. Stores apply it atomically as a merge, so two turns of the
+ * same session running at once lose no write: state is merged per key, appended messages are
+ * appended in order, scalar fields are last-writer-wins.
+ */
+export interface SessionChanges {
+  userId?: string;
+  set: Record<string, unknown>;
+  deleted: string[];
+  appended: Message[];
+  /** When set, the history was replaced wholesale (`setConversationHistory`) before `appended`. */
+  replacedHistory?: Message[];
+  userInput?: string | null;
+  pendingRun?: unknown | null;
+}
+
+export type MemoryEntryType = 'fact' | 'learning' | 'preference' | 'general' | (string & {});
+
+export interface MemoryEntry {
+  id: string;
+  type: MemoryEntryType;
+  content: string;
+  /** Facts: 0..1. */
+  confidence?: number;
+  /** Learnings: where it was learned. */
+  context?: string;
+  /** Preferences: the category (`general` by default). */
+  category?: string;
+  metadata?: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface MemorySnapshot {
+  agentName: string;
+  userId: string;
+  tenantId?: string;
+  entries: MemoryEntry[];
+  summary: string | null;
+  version: number;
+}
+
+/** What one turn changed in a memory: entries are appended, the summary is last-writer-wins. */
+export interface MemoryChanges {
+  added: MemoryEntry[];
+  summary?: string | null;
+}
+
+export function isEmptySessionChanges(c: SessionChanges): boolean {
+  return (
+    c.userId === undefined &&
+    Object.keys(c.set).length === 0 &&
+    c.deleted.length === 0 &&
+    c.appended.length === 0 &&
+    c.replacedHistory === undefined &&
+    c.userInput === undefined &&
+    c.pendingRun === undefined
+  );
+}
+
+export function isEmptyMemoryChanges(c: MemoryChanges): boolean {
+  return c.added.length === 0 && c.summary === undefined;
+}

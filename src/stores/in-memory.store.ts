@@ -1,0 +1,52 @@
+import type {
+  MemoryChanges,
+  MemoryKey,
+  MemorySnapshot,
+  SessionChanges,
+  SessionKey,
+  SessionSnapshot,
+} from '../session/snapshots';
+import type { SessionStore } from './store';
+import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
+
+/**
+ * Keeps sessions and memories in this process, for tests and demos. Snapshots are copied in
+ * and out (structuredClone), so callers never share objects with the store.
+ */
+export class InMemoryStore implements SessionStore {
+  private readonly sessions = new Map<string, SessionSnapshot>();
+  private readonly memories = new Map<string, MemorySnapshot>();
+
+  async loadSession(key: SessionKey): Promise<SessionSnapshot | undefined> {
+    const s = this.sessions.get(sessionKeyString(key));
+    return s && structuredClone(s);
+  }
+
+  async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    const k = sessionKeyString(key);
+    const next = applySessionChanges(this.sessions.get(k), key, structuredClone(changes));
+    this.sessions.set(k, next);
+    return next.version;
+  }
+
+  async deleteSession(key: SessionKey): Promise<void> {
+    this.sessions.delete(sessionKeyString(key));
+  }
+
+  async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
+    const m = this.memories.get(memoryKeyString(key));
+    return m && structuredClone(m);
+  }
+
+  async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    const k = memoryKeyString(key);
+    const next = applyMemoryChanges(this.memories.get(k), key, structuredClone(changes));
+    this.memories.set(k, next);
+    return next.version;
+  }
+
+  async close(): Promise<void> {
+    this.sessions.clear();
+    this.memories.clear();
+  }
+}

@@ -1,0 +1,26 @@
+import type {
+  MemoryChanges,
+  MemoryKey,
+  MemorySnapshot,
+  SessionChanges,
+  SessionKey,
+  SessionSnapshot,
+} from '../session/snapshots';
+
+/**
+ * Where sessions and memories live. A turn loads once and saves once; `save*` applies the
+ * turn's changes atomically as a merge (see `SessionChanges`), so concurrent turns of one
+ * session lose no write. Implementations throw `StoreUnavailableError` when the backend is
+ * down or times out, and leave nothing half-written.
+ */
+export interface SessionStore {
+  /** `undefined` when the session does not exist yet. */
+  loadSession(key: SessionKey): Promise<SessionSnapshot | undefined>;
+  /** Creates the session when missing; returns the new version. */
+  saveSession(key: SessionKey, changes: SessionChanges): Promise<number>;
+  deleteSession(key: SessionKey): Promise<void>;
+  loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined>;
+  /** Creates the memory when missing; returns the new version. */
+  saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number>;
+  close(): Promise<void>;
+}
