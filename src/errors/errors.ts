@@ -101,3 +101,16 @@ export class StoreUnavailableError extends ToolwrightError {
     super('STORE_UNAVAILABLE', `${store} store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
+
+/** A model provider failed: HTTP error (429, 500…), malformed body, network. `retryable` for 429/5xx. */
+export class ModelError extends ToolwrightError {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+    cause?: unknown,
+  ) {
+    super('MODEL_FAILED', `${provider} model failed${status ? ` (HTTP ${status})` : ''}: ${message}`, { cause });
+  }
+}
