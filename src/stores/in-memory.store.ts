@@ -6,8 +6,9 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
-import type { SessionStore } from './store';
+import type { LoadSessionOptions, SessionStore } from './store';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
+import { lastMessages } from './snapshot-rows';
 
 /**
  * Keeps sessions and memories in this process, for tests and demos. Snapshots are copied in
@@ -17,9 +18,10 @@ export class InMemoryStore implements SessionStore {
   private readonly sessions = new Map<string, SessionSnapshot>();
   private readonly memories = new Map<string, MemorySnapshot>();
 
-  async loadSession(key: SessionKey): Promise<SessionSnapshot | undefined> {
+  async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
     const s = this.sessions.get(sessionKeyString(key));
-    return s && structuredClone(s);
+    if (!s) return undefined;
+    return structuredClone({ ...s, history: lastMessages(s.history, options.historyLimit) });
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {

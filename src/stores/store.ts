@@ -13,9 +13,17 @@ import type {
  * session lose no write. Implementations throw `StoreUnavailableError` when the backend is
  * down or times out, and leave nothing half-written.
  */
+export interface LoadSessionOptions {
+  /**
+   * Return only the last N history messages (everything stays stored; the window only limits
+   * what is loaded). Omitted: the whole history.
+   */
+  historyLimit?: number;
+}
+
 export interface SessionStore {
-  /** `undefined` when the session does not exist yet. */
-  loadSession(key: SessionKey): Promise<SessionSnapshot | undefined>;
+  /** `undefined` when the session does not exist yet (or has expired, for stores with a TTL). */
+  loadSession(key: SessionKey, options?: LoadSessionOptions): Promise<SessionSnapshot | undefined>;
   /** Creates the session when missing; returns the new version. */
   saveSession(key: SessionKey, changes: SessionChanges): Promise<number>;
   deleteSession(key: SessionKey): Promise<void>;

@@ -1,0 +1,300 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import type { LoadSessionOptions, SessionStore } from './store';
+import {
+  checkHistoryLimit,
+  encodeMemoryChanges,
+  encodeSessionChanges,
+  guard,
+  stateFromEntries,
+  tenantOf,
+  toMemorySnapshot,
+  toSessionSnapshot,
+} from './snapshot-rows';
+
+export interface SqliteStoreOptions {
+  /** Database file; `':memory:'` for a private in-process database. Default `./.toolwright/state.db`. */
+  path?: string;
+  /** How long a write waits for another process's lock before failing (ms). Default 5000. */
+  busyTimeoutMs?: number;
+  /** Sessions not saved for this long are treated as gone (checked on load and save). */
+  sessionTtlSeconds?: number;
+  /** Default `historyLimit` for `loadSession` when the caller gives none. */
+  historyWindow?: number;
+}
+
+/**
+ * Schema changes, applied in order; the applied count is recorded in `meta.schema_version`.
+ * Append new steps, never edit old ones.
+ *
+ * State is one row per key (not one JSON document): a turn's merge is then plain row upserts
+ * and deletes inside the transaction, nothing is re-serialized, and a `__proto__` key is just a
+ * text column. History is one row per message keyed by (session, seq), so appending never
+ * rewrites earlier messages.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     id INTEGER PRIMARY KEY,
+     tenant TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     user_id TEXT,
+     user_input TEXT,
+     pending_run TEXT,
+     version INTEGER NOT NULL DEFAULT 0,
+     last_seq INTEGER NOT NULL DEFAULT 0,
+     expires_at INTEGER,
+     UNIQUE (tenant, session_id)
+   );
+   CREATE TABLE session_state (
+     session_pk INTEGER NOT NULL,
+     key TEXT NOT NULL,
+     value TEXT NOT NULL,
+     PRIMARY KEY (session_pk, key)
+   ) WITHOUT ROWID;
+   CREATE TABLE session_messages (
+     session_pk INTEGER NOT NULL,
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (session_pk, seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE memories (
+     id INTEGER PRIMARY KEY,
+     tenant TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     summary TEXT,
+     version INTEGER NOT NULL DEFAULT 0,
+     last_seq INTEGER NOT NULL DEFAULT 0,
+     UNIQUE (tenant, agent, user_id)
+   );
+   CREATE TABLE memory_entries (
+     memory_pk INTEGER NOT NULL,
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (memory_pk, seq)
+   ) WITHOUT ROWID;`,
+];
+
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
+interface SessionMetaRow {
+  id: number;
+  user_id: string | null;
+  user_input: string | null;
+  pending_run: string | null;
+  version: number;
+  last_seq: number;
+  expires_at: number | null;
+}
+
+/**
+ * Sessions and memories in one SQLite file (WAL mode), the embedded default. Each save is one
+ * `BEGIN IMMEDIATE` transaction applying the turn's changes as a merge, so turns from several
+ * processes on one file serialize on the write lock (waiting up to `busyTimeoutMs`) and lose
+ * nothing. better-sqlite3 is synchronous: calls run to completion one at a time in this process.
+ */
+export class SqliteStore implements SessionStore {
+  private readonly path: string;
+  private readonly options: SqliteStoreOptions;
+  private opened?: Database.Database;
+
+  constructor(options: SqliteStoreOptions = {}) {
+    this.options = options;
+    this.path = options.path ?? './.toolwright/state.db';
+    checkHistoryLimit(options.historyWindow);
+  }
+
+  async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
+    const limit = checkHistoryLimit(options.historyLimit ?? this.options.historyWindow);
+    return guard('sqlite', () => {
+      const db = this.db();
+      // A read transaction: meta, state and history come from one consistent snapshot.
+      return db.transaction(() => {
+        const row = db
+          .prepare('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?')
+          .get(tenantOf(key), key.sessionId) as SessionMetaRow | undefined;
+        if (!row || this.expired(row)) return undefined;
+        const state = db.prepare('SELECT key, value FROM session_state WHERE session_pk = ?').raw().all(row.id) as Array<[string, string]>;
+        const history = (
+          limit === undefined
+            ? db.prepare('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq').pluck().all(row.id)
+            : db
+                .prepare('SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq')
+                .pluck()
+                .all(row.id, limit)
+        ) as string[];
+        return toSessionSnapshot(key, {
+          userId: row.user_id,
+          state: stateFromEntries(state),
+          history,
+          userInput: row.user_input,
+          pendingRun: row.pending_run,
+          version: row.version,
+        });
+      }).deferred();
+    });
+  }
+
+  async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    const c = encodeSessionChanges(changes);
+    return guard('sqlite', () => {
+      const db = this.db();
+      const tenant = tenantOf(key);
+      return db.transaction((): number => {
+        let row = db.prepare('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as SessionMetaRow | undefined;
+        if (row && this.expired(row)) {
+          this.deleteRows(db, row.id);
+          row = undefined;
+        }
+        row ??= db
+          .prepare('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *')
+          .get(tenant, key.sessionId) as SessionMetaRow;
+        const id = row.id;
+        const del = db.prepare('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
+        for (const k of c.deleted) del.run(id, k);
+        const upsert = db.prepare(
+          'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
+        );
+        for (const [k, v] of c.set) upsert.run(id, k, v);
+        let seq = row.last_seq;
+        if (c.replaced) db.prepare('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+        const insert = db.prepare('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
+        for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
+        const ttl = this.options.sessionTtlSeconds;
+        const updated = db
+          .prepare(
+            `UPDATE sessions SET
+               user_id = COALESCE(?, user_id),
+               user_input = CASE WHEN ? THEN ? ELSE user_input END,
+               pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
+               last_seq = ?, version = version + 1, expires_at = ?
+             WHERE id = ? RETURNING version`,
+          )
+          .pluck()
+          .get(
+            c.userId ?? null,
+            c.userInput !== undefined ? 1 : 0,
+            c.userInput ?? null,
+            c.pendingRun !== undefined ? 1 : 0,
+            c.pendingRun ?? null,
+            seq,
+            ttl === undefined ? null : Date.now() + ttl * 1000,
+            id,
+          );
+        return updated as number;
+      }).immediate();
+    });
+  }
+
+  async deleteSession(key: SessionKey): Promise<void> {
+    return guard('sqlite', () => {
+      const db = this.db();
+      db.transaction(() => {
+        const id = db.prepare('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
+          | number
+          | undefined;
+        if (id !== undefined) this.deleteRows(db, id);
+      }).immediate();
+    });
+  }
+
+  /** Deletes every session past its TTL; returns how many. Loads already ignore them. */
+  async purgeExpired(): Promise<number> {
+    return guard('sqlite', () => {
+      const db = this.db();
+      return db.transaction(() => {
+        const ids = db.prepare('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(Date.now()) as number[];
+        for (const id of ids) this.deleteRows(db, id);
+        return ids.length;
+      }).immediate();
+    });
+  }
+
+  async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
+    return guard('sqlite', () => {
+      const db = this.db();
+      return db.transaction(() => {
+        const row = db
+          .prepare('SELECT id, summary, version FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
+          .get(tenantOf(key), key.agentName, key.userId) as { id: number; summary: string | null; version: number } | undefined;
+        if (!row) return undefined;
+        const entries = db.prepare('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
+        return toMemorySnapshot(key, { entries, summary: row.summary, version: row.version });
+      }).deferred();
+    });
+  }
+
+  async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    const c = encodeMemoryChanges(changes);
+    return guard('sqlite', () => {
+      const db = this.db();
+      return db.transaction((): number => {
+        const row = db
+          .prepare(
+            `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
+             ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
+          )
+          .get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
+        let seq = row.last_seq;
+        const insert = db.prepare('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
+        for (const body of c.added) insert.run(row.id, ++seq, body);
+        return db
+          .prepare(
+            `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
+             WHERE id = ? RETURNING version`,
+          )
+          .pluck()
+          .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
+      }).immediate();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.opened?.close();
+  }
+
+  /** Opened on first use, so a bad path fails the call (typed) rather than the constructor. */
+  private db(): Database.Database {
+    if (this.opened) return this.opened;
+    if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
+    const db = new Database(this.path, { timeout: this.options.busyTimeoutMs ?? 5000 });
+    try {
+      if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
+      // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
+      db.pragma('synchronous = NORMAL');
+      migrate(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    this.opened = db;
+    return db;
+  }
+
+  private expired(row: SessionMetaRow): boolean {
+    return row.expires_at !== null && row.expires_at <= Date.now();
+  }
+
+  private deleteRows(db: Database.Database, id: number): void {
+    db.prepare('DELETE FROM session_state WHERE session_pk = ?').run(id);
+    db.prepare('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+    db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+}
+
+/** Applies the missing migrations under the write lock, so two processes opening at once agree. */
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    const current = Number(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() ?? 0);
+    if (current > MIGRATIONS.length) {
+      throw new Error(`database schema version ${current} is newer than this toolwright (${MIGRATIONS.length}); upgrade toolwright`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v] as string);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+      String(MIGRATIONS.length),
+    );
+  }).immediate();
+}

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreUnavailableError } from '../../src/errors/errors';
+import { AgentContext } from '../../src/session/agent-context';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../../src/stores/sqlite.store';
+import { describeStoreConformance } from './store-conformance';
+
+const dir = mkdtempSync(join(tmpdir(), 'tw-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(dir, `conf-${n++}`, 'state.db'), ...o }), { ttl: true });
+describeStoreConformance('sqlite (:memory:)', (o) => new SqliteStore({ path: ':memory:', ...o }), { ttl: true });
+
+describe('SqliteStore', () => {
+  it('creates the folder, uses WAL and records the schema version', async () => {
+    const path = join(dir, 'nested', 'deeper', 'state.db');
+    const store = new SqliteStore({ path });
+    await store.saveSession({ sessionId: 's' }, { set: { a: 1 }, deleted: [], appended: [] });
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SQLITE_SCHEMA_VERSION));
+    db.close();
+    // Reopening an existing, migrated file keeps the data.
+    const reopened = new SqliteStore({ path });
+    expect((await reopened.loadSession({ sessionId: 's' }))!.state).toEqual({ a: 1 });
+    await reopened.close();
+  });
+
+  it('refuses a database written by a newer schema, with a typed error', async () => {
+    const path = join(dir, 'future.db');
+    const db = new Database(path);
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '999')");
+    db.close();
+    const store = new SqliteStore({ path });
+    await expect(store.loadSession({ sessionId: 's' })).rejects.toThrow(/newer than this toolwright/);
+    await store.close();
+  });
+
+  it('applies historyWindow as the default history limit', async () => {
+    const store = new SqliteStore({ path: ':memory:', historyWindow: 2 });
+    const ctx = new AgentContext({ sessionId: 's' });
+    for (const c of ['a', 'b', 'c']) ctx.addMessage({ role: 'user', content: c });
+    await store.saveSession({ sessionId: 's' }, ctx.takeChanges());
+    expect((await store.loadSession({ sessionId: 's' }))!.history.map((m) => m.content)).toEqual(['b', 'c']);
+    expect((await store.loadSession({ sessionId: 's' }, { historyLimit: 3 }))!.history).toHaveLength(3);
+    await store.close();
+  });
+
+  it('fails with StoreUnavailableError on an unwritable path', async () => {
+    // A regular file where a folder must be: not writable even for root.
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const store = new SqliteStore({ path: join(file, 'state.db') });
+    const err = await store.saveSession({ sessionId: 's' }, { set: {}, deleted: [], appended: [] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreUnavailableError);
+    expect((err as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+    await expect(store.loadSession({ sessionId: 's' })).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('fails with StoreUnavailableError when another connection holds the write lock too long', async () => {
+    const path = join(dir, 'locked.db');
+    const store = new SqliteStore({ path, busyTimeoutMs: 50 });
+    await store.saveSession({ sessionId: 's' }, { set: { v: 1 }, deleted: [], appended: [] });
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const err = await store.saveSession({ sessionId: 's' }, { set: { v: 2 }, deleted: [], appended: [] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      expect((err as Error).message).toMatch(/locked/);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    // Nothing of the failed save was written; the store works again once the lock is gone.
+    expect((await store.loadSession({ sessionId: 's' }))!).toMatchObject({ state: { v: 1 }, version: 1 });
+    await store.saveSession({ sessionId: 's' }, { set: { v: 3 }, deleted: [], appended: [] });
+    expect((await store.loadSession({ sessionId: 's' }))!).toMatchObject({ state: { v: 3 }, version: 2 });
+    await store.close();
+  });
+
+  it('fails with StoreUnavailableError after close', async () => {
+    const store = new SqliteStore({ path: ':memory:' });
+    await store.loadSession({ sessionId: 's' });
+    await store.close();
+    await expect(store.loadSession({ sessionId: 's' })).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
