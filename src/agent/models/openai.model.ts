@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { ModelError } from '../../errors/errors';
+import type { JsonSchema } from '../../schema/json-schema';
+import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
+import type { ToolCall } from '../../session/message';
+import type { Model, ModelRequest, ModelResponse } from '../model';
+
+export interface OpenAIChatModelOptions {
+  /** `gpt-4.1`, or whatever name a local server (llama.cpp, vLLM, Ollama) gives its model. */
+  model: string;
+  /** Defaults to `OPENAI_API_KEY`; local servers that need none get a placeholder. */
+  apiKey?: string;
+  /** An OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama). */
+  baseURL?: string;
+  /** A ready client (Azure, custom fetch…); `apiKey`, `baseURL`, `timeoutMs`, `maxRetries` are then ignored. */
+  client?: OpenAI;
+  temperature?: number;
+  maxTokens?: number;
+  /**
+   * Which body field carries `maxTokens`. OpenAI's reasoning models accept only
+   * `max_completion_tokens`; some local servers only `max_tokens`. Default: the former for
+   * api.openai.com (no `baseURL`), the latter otherwise.
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Send tools in OpenAI strict mode; optional arguments then come back as `null` and are mapped back to absent. */
+  strictTools?: boolean;
+  timeoutMs?: number;
+  /** The SDK's own retries on 408/409/429/5xx and connection errors. Default 2. */
+  maxRetries?: number;
+  /** The model's name in logs; defaults to `openai:<model>`. */
+  name?: string;
+}
+
+const PROVIDER = 'openai';
+
+/** A `Model` over the official `openai` SDK's Chat Completions API (and every server that speaks it). */
+export class OpenAIChatModel implements Model {
+  readonly name: string;
+  private readonly client: OpenAI;
+
+  constructor(private readonly options: OpenAIChatModelOptions) {
+    this.name = options.name ?? `${PROVIDER}:${options.model}`;
+    try {
+      this.client =
+        options.client ??
+        new OpenAI({
+          // Local servers ignore the key but the SDK insists on one.
+          apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? (options.baseURL ? 'not-needed' : undefined),
+          baseURL: options.baseURL,
+          timeout: options.timeoutMs,
+          maxRetries: options.maxRetries ?? 2,
+        });
+    } catch (error) {
+      throw new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
+    }
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const tools = request.tools.map((def) => ({ def, tool: toOpenAITool(def, { strict: this.options.strictTools }) }));
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: this.options.model,
+      messages: toChatMessages(request),
+      ...(tools.length > 0 ? { tools: tools.map(({ tool }) => tool) } : {}),
+      ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
+    };
+    if (this.options.maxTokens !== undefined) {
+      body[this.options.maxTokensField ?? (this.options.baseURL ? 'max_tokens' : 'max_completion_tokens')] = this.options.maxTokens;
+    }
+
+    let response: Response;
+    try {
+      // The raw response, so a malformed body still reports the HTTP status it came with.
+      response = await this.client.chat.completions.create(body, { signal: request.signal }).asResponse();
+    } catch (error) {
+      throw toModelError(error, this.options.timeoutMs);
+    }
+    const completion = await readCompletion(response);
+
+    const choice = completion.choices[0];
+    const message = choice.message;
+    // Strict mode spells "absent" as null; give the runner arguments that fit the original schema.
+    const strictSchemas = new Map<string, JsonSchema>(
+      tools.filter(({ tool }) => tool.function.strict).map(({ def }) => [def.name, def.parameters]),
+    );
+    const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) => {
+      if (call.type !== 'function') return [];
+      const name = call.function.name;
+      return [{ id: call.id || `call_${randomUUID()}`, name, arguments: readArguments(call.function.arguments, strictSchemas.get(name)) }];
+    });
+    return {
+      content: message.content ?? message.refusal ?? null,
+      toolCalls,
+      usage: completion.usage
+        ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 }
+        : undefined,
+      finishReason: choice.finish_reason ?? undefined,
+    };
+  }
+}
+
+function toChatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
+  for (const message of request.messages) {
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        messages.push({ role: message.role, content: message.content });
+        break;
+      case 'assistant':
+        messages.push({
+          role: 'assistant',
+          content: message.content ?? (message.toolCalls?.length ? null : ''),
+          ...(message.toolCalls?.length
+            ? {
+                tool_calls: message.toolCalls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
+            : {}),
+        });
+        break;
+      case 'tool':
+        // Chat Completions has no error flag: the result's JSON already says `"status":"error"`.
+        messages.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+        break;
+    }
+  }
+  return messages;
+}
+
+async function readCompletion(response: Response): Promise<ChatCompletion> {
+  const text = await response.text().catch((error: unknown) => {
+    throw new ModelError(PROVIDER, `response body could not be read: ${String(error)}`, response.status, true, error);
+  });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ModelError(PROVIDER, `response body is not JSON: ${text.slice(0, 200)}`, response.status, false, error);
+  }
+  const record = data as { error?: { message?: string }; choices?: Array<{ message?: unknown }> } | null;
+  // Some compatible servers report failures as 200 with an `error` body.
+  if (record?.error) throw new ModelError(PROVIDER, record.error.message ?? JSON.stringify(record.error), response.status);
+  if (!Array.isArray(record?.choices) || typeof record.choices[0]?.message !== 'object' || record.choices[0].message === null) {
+    throw new ModelError(PROVIDER, `response has no choices[0].message: ${text.slice(0, 200)}`, response.status);
+  }
+  return data as ChatCompletion;
+}
+
+function readArguments(raw: unknown, strictSchema: JsonSchema | undefined): string {
+  // Some local servers send an object, or '' for a call without arguments.
+  const text = typeof raw === 'string' ? raw : JSON.stringify(raw ?? {});
+  if (text.trim() === '') return '{}';
+  if (!strictSchema) return text;
+  try {
+    return JSON.stringify(nullsToAbsent(strictSchema, JSON.parse(text)));
+  } catch {
+    return text; // broken JSON stays as written: the runner reports it to the model
+  }
+}
+
+function toModelError(error: unknown, timeoutMs: number | undefined): ModelError {
+  if (error instanceof ModelError) return error;
+  if (error instanceof OpenAI.APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelError(PROVIDER, `no response within ${timeoutMs ?? 'the SDK default'} ms`, undefined, true, error);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return new ModelError(PROVIDER, `connection failed${cause}`, undefined, true, error);
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    return new ModelError(PROVIDER, error.message, error.status, isRetryableStatus(error.status), error);
+  }
+  return new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}

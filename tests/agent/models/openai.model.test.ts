@@ -1,0 +1,336 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ModelError } from '../../../src/errors/errors';
+import { OpenAIChatModel } from '../../../src/agent/models/openai.model';
+import type { ToolDefinition } from '../../../src/schema/json-schema';
+
+/** A local server speaking the Chat Completions wire format; each test queues its replies. */
+interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+type Reply = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+let server: http.Server;
+let baseURL: string;
+let received: Received[];
+let replies: Reply[];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined });
+      const reply = replies.shift();
+      if (reply) reply(req, res);
+      else json(500, { error: { message: 'no reply queued' } })(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received = [];
+  replies = [];
+});
+
+function json(status: number, body: unknown): Reply {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+}
+
+/** The shape api.openai.com returns for a non-streaming chat completion. */
+function completion(message: Record<string, unknown>, finishReason: string, usage = { prompt_tokens: 57, completion_tokens: 17 }) {
+  return {
+    id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
+    object: 'chat.completion',
+    created: 1741570283,
+    model: 'gpt-4.1-2025-04-14',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, annotations: [], ...message }, logprobs: null, finish_reason: finishReason }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } },
+    service_tier: 'default',
+    system_fingerprint: 'fp_b705f0c291',
+  };
+}
+
+const refundTool: ToolDefinition = {
+  name: 'process_refund',
+  description: 'Process a refund for an order',
+  parameters: {
+    type: 'object',
+    properties: {
+      order_id: { type: 'string', minLength: 1, description: 'The order ID to refund' },
+      amount: { type: 'number', minimum: 0, description: 'Refund amount (optional for partial refunds)' },
+      reason: { type: 'string', minLength: 1, description: 'Reason for refund' },
+    },
+    required: ['order_id', 'reason'],
+  },
+};
+
+function model(options: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> = {}) {
+  return new OpenAIChatModel({ model: 'gpt-4.1', apiKey: 'test', baseURL, maxRetries: 0, ...options });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
+describe('OpenAIChatModel', () => {
+  it('returns a text reply with usage and finish reason, sending instructions as the system message', async () => {
+    replies.push(json(200, completion({ content: 'Hello! How can I help?' }, 'stop')));
+
+    const response = await model({ temperature: 0.2, maxTokens: 300 }).generate({
+      instructions: 'You are a support agent.',
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [],
+    });
+
+    expect(response).toEqual({
+      content: 'Hello! How can I help?',
+      toolCalls: [],
+      usage: { inputTokens: 57, outputTokens: 17 },
+      finishReason: 'stop',
+    });
+    expect(received).toHaveLength(1);
+    expect(received[0].method).toBe('POST');
+    expect(received[0].url).toBe('/v1/chat/completions');
+    expect(received[0].headers.authorization).toBe('Bearer test');
+    // With a baseURL (a compatible server), maxTokens goes out as the widely supported `max_tokens`.
+    expect(received[0].body).toEqual({
+      model: 'gpt-4.1',
+      messages: [
+        { role: 'system', content: 'You are a support agent.' },
+        { role: 'user', content: 'Hi' },
+      ],
+      temperature: 0.2,
+      max_tokens: 300,
+    });
+  });
+
+  it('maps one tool call and sends the tools array', async () => {
+    replies.push(
+      json(200, completion({ tool_calls: [{ id: 'call_Qk1', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' } }] }, 'tool_calls')),
+    );
+
+    const response = await model().generate({ messages: [{ role: 'user', content: 'Refund A-100, it arrived broken' }], tools: [refundTool] });
+
+    expect(response.content).toBeNull();
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.toolCalls).toEqual([{ id: 'call_Qk1', name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' }]);
+    expect(received[0].body.tools).toEqual([
+      { type: 'function', function: { name: 'process_refund', description: 'Process a refund for an order', parameters: refundTool.parameters } },
+    ]);
+  });
+
+  it('maps parallel tool calls in order, with text alongside', async () => {
+    replies.push(
+      json(200, completion({
+        content: 'Checking both orders.',
+        tool_calls: [
+          { id: 'call_a', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-1"}' } },
+          { id: 'call_b', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-2"}' } },
+        ],
+      }, 'tool_calls')),
+    );
+
+    const response = await model().generate({ messages: [{ role: 'user', content: 'Status of A-1 and A-2?' }], tools: [] });
+
+    expect(response.content).toBe('Checking both orders.');
+    expect(response.toolCalls).toEqual([
+      { id: 'call_a', name: 'get_order', arguments: '{"order_id":"A-1"}' },
+      { id: 'call_b', name: 'get_order', arguments: '{"order_id":"A-2"}' },
+    ]);
+  });
+
+  it('sends prior tool calls and results with their ids, and strict tools when asked', async () => {
+    replies.push(json(200, completion({ content: 'Refund R-1 issued.' }, 'stop')));
+
+    await model({ strictTools: true }).generate({
+      messages: [
+        { role: 'user', content: 'Refund A-100 and A-101' },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [
+            { id: 'call_1', name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' },
+            { id: 'call_2', name: 'process_refund', arguments: '{"order_id":"A-101","reason":"late"}' },
+          ],
+        },
+        { role: 'tool', toolCallId: 'call_1', name: 'process_refund', content: '{"status":"success","refund_id":"R-1"}' },
+        { role: 'tool', toolCallId: 'call_2', name: 'process_refund', content: '{"status":"error","code":"TOOL_FAILED"}', isError: true },
+        { role: 'assistant', content: 'One refund failed.' },
+        { role: 'user', content: 'OK, thanks' },
+      ],
+      tools: [refundTool],
+    });
+
+    const body = received[0].body;
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'Refund A-100 and A-101' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-101","reason":"late"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"status":"success","refund_id":"R-1"}' },
+      { role: 'tool', tool_call_id: 'call_2', content: '{"status":"error","code":"TOOL_FAILED"}' },
+      { role: 'assistant', content: 'One refund failed.' },
+      { role: 'user', content: 'OK, thanks' },
+    ]);
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'process_refund',
+          description: 'Process a refund for an order',
+          strict: true,
+          parameters: {
+            type: 'object',
+            properties: {
+              order_id: { type: 'string', minLength: 1, description: 'The order ID to refund' },
+              amount: { type: ['number', 'null'], minimum: 0, description: 'Refund amount (optional for partial refunds)' },
+              reason: { type: 'string', minLength: 1, description: 'Reason for refund' },
+            },
+            required: ['order_id', 'amount', 'reason'],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+  });
+
+  it('maps strict-mode nulls back to absent for optional arguments', async () => {
+    replies.push(
+      json(200, completion({ tool_calls: [{ id: 'call_s', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-1","amount":null,"reason":"late"}' } }] }, 'tool_calls')),
+    );
+
+    const response = await model({ strictTools: true }).generate({ messages: [{ role: 'user', content: 'Refund A-1' }], tools: [refundTool] });
+
+    expect(JSON.parse(response.toolCalls[0].arguments)).toEqual({ order_id: 'A-1', reason: 'late' });
+  });
+
+  it('passes broken argument JSON through unchanged so the runner can report it', async () => {
+    replies.push(
+      json(200, completion({ tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":' } }] }, 'tool_calls')),
+    );
+
+    const response = await model({ strictTools: true }).generate({ messages: [{ role: 'user', content: 'Refund' }], tools: [refundTool] });
+
+    expect(response.toolCalls[0].arguments).toBe('{"order_id":');
+  });
+
+  it('sends max_completion_tokens to api.openai.com (no baseURL), through a caller-provided client', async () => {
+    const OpenAI = (await import('openai')).default;
+    replies.push(json(200, completion({ content: 'ok' }, 'stop')));
+    const custom = new OpenAIChatModel({
+      model: 'o4-mini',
+      maxTokens: 50,
+      client: new OpenAI({ apiKey: 'test', baseURL, maxRetries: 0 }),
+    });
+
+    await custom.generate({ messages: [{ role: 'user', content: 'x' }], tools: [] });
+
+    expect(received[0].body.max_completion_tokens).toBe(50);
+    expect(received[0].body.max_tokens).toBeUndefined();
+  });
+
+  it('maps 429 to a retryable ModelError with status 429', async () => {
+    replies.push(json(429, { error: { message: 'Rate limit reached for gpt-4.1', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error.provider).toBe('openai');
+    expect(error.status).toBe(429);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('Rate limit reached');
+  });
+
+  it('maps 500 to a retryable ModelError with status 500', async () => {
+    replies.push(json(500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBe(500);
+    expect(error.retryable).toBe(true);
+  });
+
+  it('maps 400 to a non-retryable ModelError', async () => {
+    replies.push(json(400, { error: { message: "Invalid schema for function 'process_refund'", type: 'invalid_request_error', param: 'tools[0].function.parameters', code: 'invalid_function_parameters' } }));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [refundTool] }));
+
+    expect(error.status).toBe(400);
+    expect(error.retryable).toBe(false);
+  });
+
+  it('maps a malformed JSON body to a ModelError carrying the HTTP status', async () => {
+    replies.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"chatcmpl-1","choices":[{"message":');
+    });
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBe(200);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('not JSON');
+  });
+
+  it('maps a JSON body without choices to a ModelError', async () => {
+    replies.push(json(200, { object: 'chat.completion', choices: [] }));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBe(200);
+    expect(error.message).toContain('choices[0].message');
+  });
+
+  it('maps the server closing the connection to a retryable ModelError without status', async () => {
+    replies.push((req) => req.socket.destroy());
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBeUndefined();
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('connection failed');
+  });
+
+  it("uses the SDK's retries when configured", async () => {
+    replies.push(json(503, { error: { message: 'overloaded' } }), json(200, completion({ content: 'second try' }, 'stop')));
+
+    const response = await model({ maxRetries: 1 }).generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] });
+
+    expect(response.content).toBe('second try');
+    expect(received).toHaveLength(2);
+  });
+
+  it('maps an aborted request to a non-retryable ModelError', async () => {
+    const controller = new AbortController();
+    controller.abort();
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [], signal: controller.signal }));
+
+    expect(error.message).toContain('aborted');
+    expect(error.retryable).toBe(false);
+  });
+});
