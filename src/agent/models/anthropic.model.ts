@@ -12,7 +12,7 @@ import type { ToolCall } from '../../session/message';
 import type { Model, ModelRequest, ModelResponse } from '../model';
 
 export interface AnthropicModelOptions {
-  /** e.g. `claude-sonnet-4-5`. */
+  /** e.g. `claude-sonnet-4-6`. */
   model: string;
   /** Defaults to the SDK's own lookup (`ANTHROPIC_API_KEY`, then its credential profiles). */
   apiKey?: string;

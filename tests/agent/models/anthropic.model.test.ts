@@ -1,0 +1,282 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ModelError } from '../../../src/errors/errors';
+import { AnthropicModel } from '../../../src/agent/models/anthropic.model';
+import type { ToolDefinition } from '../../../src/schema/json-schema';
+
+/** A local server speaking the Messages API wire format; each test queues its replies. */
+interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+type Reply = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+let server: http.Server;
+let baseURL: string;
+let received: Received[];
+let replies: Reply[];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined });
+      const reply = replies.shift();
+      if (reply) reply(req, res);
+      else json(500, apiError('api_error', 'no reply queued'))(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received = [];
+  replies = [];
+});
+
+function json(status: number, body: unknown): Reply {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_011CTest' });
+    res.end(JSON.stringify(body));
+  };
+}
+
+function apiError(type: string, message: string) {
+  return { type: 'error', error: { type, message }, request_id: 'req_011CTest' };
+}
+
+/** The shape api.anthropic.com returns for a non-streaming message. */
+function message(content: unknown[], stopReason: string, usage = { input_tokens: 412, output_tokens: 93 }) {
+  return {
+    id: 'msg_01Aq9w938a90dw8q',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-6',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { ...usage, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
+  };
+}
+
+const orderTool: ToolDefinition = {
+  name: 'get_order',
+  description: 'Look up an order',
+  parameters: {
+    type: 'object',
+    properties: { order_id: { type: 'string', pattern: '^A-\\d+$', description: 'The order ID' } },
+    required: ['order_id'],
+  },
+};
+
+function model(options: Partial<ConstructorParameters<typeof AnthropicModel>[0]> = {}) {
+  return new AnthropicModel({ model: 'claude-sonnet-4-6', apiKey: 'test', baseURL, maxRetries: 0, ...options });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
+describe('AnthropicModel', () => {
+  it('returns a text reply with usage and stop reason, sending instructions as system', async () => {
+    replies.push(json(200, message([{ type: 'text', text: 'Hello! How can I help?' }], 'end_turn')));
+
+    const response = await model({ maxTokens: 512, temperature: 0 }).generate({
+      instructions: 'You are a support agent.',
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [],
+    });
+
+    expect(response).toEqual({
+      content: 'Hello! How can I help?',
+      toolCalls: [],
+      usage: { inputTokens: 412, outputTokens: 93 },
+      finishReason: 'end_turn',
+    });
+    expect(received[0].method).toBe('POST');
+    expect(received[0].url).toBe('/v1/messages');
+    expect(received[0].headers['anthropic-version']).toBeDefined();
+    // SDK 1.x sends the key as a bearer token; older majors used x-api-key.
+    expect(received[0].headers.authorization ?? received[0].headers['x-api-key']).toMatch(/\btest$/);
+    expect(received[0].body).toEqual({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 512,
+      system: 'You are a support agent.',
+      messages: [{ role: 'user', content: 'Hi' }],
+      temperature: 0,
+    });
+  });
+
+  it('maps one tool_use block, serializing its input to a JSON string, and sends the tools array', async () => {
+    replies.push(
+      json(200, message([
+        { type: 'text', text: 'Let me look that up.' },
+        { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', input: { order_id: 'A-100' } },
+      ], 'tool_use')),
+    );
+
+    const response = await model().generate({ messages: [{ role: 'user', content: 'Where is A-100?' }], tools: [orderTool] });
+
+    expect(response.content).toBe('Let me look that up.');
+    expect(response.finishReason).toBe('tool_use');
+    expect(response.toolCalls).toEqual([{ id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', arguments: '{"order_id":"A-100"}' }]);
+    expect(received[0].body.max_tokens).toBe(4096);
+    expect(received[0].body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
+  });
+
+  it('maps parallel tool_use blocks in order, and a text-less reply to null content', async () => {
+    replies.push(
+      json(200, message([
+        { type: 'tool_use', id: 'toolu_a', name: 'get_order', input: { order_id: 'A-1' } },
+        { type: 'tool_use', id: 'toolu_b', name: 'get_order', input: { order_id: 'A-2' } },
+      ], 'tool_use')),
+    );
+
+    const response = await model().generate({ messages: [{ role: 'user', content: 'A-1 and A-2?' }], tools: [orderTool] });
+
+    expect(response.content).toBeNull();
+    expect(response.toolCalls).toEqual([
+      { id: 'toolu_a', name: 'get_order', arguments: '{"order_id":"A-1"}' },
+      { id: 'toolu_b', name: 'get_order', arguments: '{"order_id":"A-2"}' },
+    ]);
+  });
+
+  it('sends prior tool calls as tool_use and groups consecutive results in one user message', async () => {
+    replies.push(json(200, message([{ type: 'text', text: 'A-1 shipped; A-2 was not found.' }], 'end_turn')));
+
+    await model().generate({
+      instructions: 'Be brief.',
+      messages: [
+        { role: 'system', content: 'The user is on the Pro plan.' },
+        { role: 'user', content: 'A-1 and A-2?' },
+        {
+          role: 'assistant',
+          content: 'Checking.',
+          toolCalls: [
+            { id: 'toolu_a', name: 'get_order', arguments: '{"order_id":"A-1"}' },
+            { id: 'toolu_b', name: 'get_order', arguments: '{"order_id":"A-2"}' },
+          ],
+        },
+        { role: 'tool', toolCallId: 'toolu_a', name: 'get_order', content: '{"status":"found","state":"shipped"}' },
+        { role: 'tool', toolCallId: 'toolu_b', name: 'get_order', content: '{"status":"error","code":"TOOL_FAILED"}', isError: true },
+        { role: 'assistant', content: null, toolCalls: [{ id: 'toolu_c', name: 'get_order', arguments: '{not json' }] },
+        { role: 'tool', toolCallId: 'toolu_c', name: 'get_order', content: '{"status":"error","code":"INVALID_JSON"}', isError: true },
+        { role: 'user', content: 'Thanks' },
+      ],
+      tools: [orderTool],
+    });
+
+    const body = received[0].body;
+    expect(body.system).toBe('Be brief.\n\nThe user is on the Pro plan.');
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'A-1 and A-2?' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_a', name: 'get_order', input: { order_id: 'A-1' } },
+          { type: 'tool_use', id: 'toolu_b', name: 'get_order', input: { order_id: 'A-2' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_a', content: '{"status":"found","state":"shipped"}' },
+          { type: 'tool_result', tool_use_id: 'toolu_b', content: '{"status":"error","code":"TOOL_FAILED"}', is_error: true },
+        ],
+      },
+      // A call the model once wrote as broken JSON is replayed with an empty input object.
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_c', name: 'get_order', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: '{"status":"error","code":"INVALID_JSON"}', is_error: true }] },
+      { role: 'user', content: 'Thanks' },
+    ]);
+    expect(body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
+  });
+
+  it('maps 429 to a retryable ModelError with status 429', async () => {
+    replies.push(json(429, apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit')));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error.provider).toBe('anthropic');
+    expect(error.status).toBe(429);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('rate limit');
+  });
+
+  it('maps 500 and 529 (overloaded) to retryable ModelErrors', async () => {
+    replies.push(json(500, apiError('api_error', 'Internal server error')), json(529, apiError('overloaded_error', 'Overloaded')));
+
+    const first = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+    const second = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect([first.status, first.retryable]).toEqual([500, true]);
+    expect([second.status, second.retryable]).toEqual([529, true]);
+  });
+
+  it('maps 400 to a non-retryable ModelError', async () => {
+    replies.push(json(400, apiError('invalid_request_error', 'messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks')));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBe(400);
+    expect(error.retryable).toBe(false);
+  });
+
+  it('maps a malformed JSON body to a ModelError carrying the HTTP status', async () => {
+    replies.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"msg_1","type":"message","content":[{"type":"te');
+    });
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBe(200);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('not JSON');
+  });
+
+  it('maps a JSON body without a content array to a ModelError', async () => {
+    replies.push(json(200, { id: 'msg_1', type: 'message', role: 'assistant' }));
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBe(200);
+    expect(error.message).toContain('content array');
+  });
+
+  it('maps the server closing the connection to a retryable ModelError without status', async () => {
+    replies.push((req) => req.socket.destroy());
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
+
+    expect(error.status).toBeUndefined();
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('connection failed');
+  });
+
+  it('maps an aborted request to a non-retryable ModelError', async () => {
+    const controller = new AbortController();
+    controller.abort();
+
+    const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [], signal: controller.signal }));
+
+    expect(error.message).toContain('aborted');
+    expect(error.retryable).toBe(false);
+  });
+});

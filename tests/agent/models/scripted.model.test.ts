@@ -1,0 +1,136 @@
+import { ModelError, ToolwrightError } from '../../../src/errors/errors';
+import { ScriptedModel } from '../../../src/agent/models/scripted.model';
+import type { ModelRequest } from '../../../src/agent/model';
+import type { Message } from '../../../src/session/message';
+import type { ToolDefinition } from '../../../src/schema/json-schema';
+
+const tool: ToolDefinition = {
+  name: 'get_order',
+  description: 'Look up an order',
+  parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+};
+
+function request(messages: Message[] = [{ role: 'user', content: 'Where is A-1?' }]): ModelRequest {
+  return { instructions: 'Be brief.', messages, tools: [tool] };
+}
+
+describe('ScriptedModel', () => {
+  it('plays text and tool-call steps in order, serializing object arguments', async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'get_order', arguments: { order_id: 'A-1' } }] },
+      { text: 'A-1 has shipped.' },
+    ]);
+
+    const first = await model.generate(request());
+    const second = await model.generate(request());
+
+    expect(first.content).toBeNull();
+    expect(first.toolCalls).toEqual([{ id: 'call_1', name: 'get_order', arguments: '{"order_id":"A-1"}' }]);
+    expect(first.finishReason).toBe('tool_calls');
+    expect(second.content).toBe('A-1 has shipped.');
+    expect(second.toolCalls).toEqual([]);
+    expect(second.finishReason).toBe('stop');
+  });
+
+  it('numbers generated ids across turns and keeps explicit ids and string arguments as written', async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'get_order', arguments: { order_id: 'A-1' } }, { name: 'get_order', arguments: { order_id: 'A-2' } }] },
+      { text: 'Also checking.', toolCalls: [{ name: 'get_order', arguments: '{"order_id":', id: 'mine' }, { name: 'get_order' }] },
+    ]);
+
+    const first = await model.generate(request());
+    const second = await model.generate(request());
+
+    expect(first.toolCalls.map((c) => c.id)).toEqual(['call_1', 'call_2']);
+    expect(second.content).toBe('Also checking.');
+    expect(second.toolCalls).toEqual([
+      { id: 'mine', name: 'get_order', arguments: '{"order_id":' },
+      { id: 'call_3', name: 'get_order', arguments: '{}' },
+    ]);
+  });
+
+  it('lets a function step read the conversation, e.g. correct a call after an error result', async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'get_order', arguments: { order_id: 1 } }] },
+      (req) => {
+        const last = req.messages[req.messages.length - 1];
+        const failed = last.role === 'tool' && JSON.parse(last.content).code === 'INVALID_ARGUMENTS';
+        return failed ? { toolCalls: [{ name: 'get_order', arguments: { order_id: 'A-1' } }] } : { text: 'unexpected' };
+      },
+    ]);
+
+    const first = await model.generate(request());
+    const history: Message[] = [
+      { role: 'user', content: 'Where is A-1?' },
+      { role: 'assistant', content: null, toolCalls: first.toolCalls },
+      { role: 'tool', toolCallId: 'call_1', name: 'get_order', content: '{"status":"error","code":"INVALID_ARGUMENTS"}', isError: true },
+    ];
+    const second = await model.generate(request(history));
+
+    expect(second.toolCalls).toEqual([{ id: 'call_2', name: 'get_order', arguments: '{"order_id":"A-1"}' }]);
+  });
+
+  it('accepts the whole script as one function of the request and turn', async () => {
+    const model = new ScriptedModel((req, turn) => (turn < 2 ? { text: `turn ${turn}: ${req.messages.length} message(s)` } : undefined));
+
+    expect((await model.generate(request())).content).toBe('turn 0: 1 message(s)');
+    expect((await model.generate(request())).content).toBe('turn 1: 1 message(s)');
+    await expect(model.generate(request())).rejects.toThrow(/script exhausted: request #3/);
+  });
+
+  it('records every request as it was at call time', async () => {
+    const model = new ScriptedModel([{ text: 'one' }, { text: 'two' }]);
+    const messages: Message[] = [{ role: 'user', content: 'first' }];
+
+    await model.generate(request(messages));
+    messages.push({ role: 'assistant', content: 'one' }, { role: 'user', content: 'second' });
+    await model.generate(request(messages));
+
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[0].messages).toEqual([{ role: 'user', content: 'first' }]);
+    expect(model.requests[1].messages).toHaveLength(3);
+    expect(model.requests[0].instructions).toBe('Be brief.');
+    expect(model.requests[0].tools).toEqual([tool]);
+    expect(model.remaining).toBe(0);
+  });
+
+  it('throws a ModelError naming the step count when the script runs out', async () => {
+    const model = new ScriptedModel([{ text: 'only' }]);
+    await model.generate(request());
+
+    const error = await model.generate(request()).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toBeInstanceOf(ToolwrightError);
+    expect((error as ModelError).code).toBe('MODEL_FAILED');
+    expect((error as ModelError).provider).toBe('scripted');
+    expect((error as ModelError).message).toContain('request #2 arrived but the script has only 1 step(s)');
+  });
+
+  it('throws the error of an error step, so runner failure paths can be scripted', async () => {
+    const outage = new ModelError('scripted', 'rate limited', 429, true);
+    const model = new ScriptedModel([{ error: outage }, { text: 'recovered' }]);
+
+    await expect(model.generate(request())).rejects.toBe(outage);
+    expect((await model.generate(request())).content).toBe('recovered');
+  });
+
+  it('reports rough, non-zero usage that grows with the input', async () => {
+    const model = new ScriptedModel([{ text: 'ok' }, { text: 'ok' }]);
+
+    const small = await model.generate(request([{ role: 'user', content: 'hi' }]));
+    const large = await model.generate(request([{ role: 'user', content: 'hi '.repeat(400) }]));
+
+    expect(small.usage!.inputTokens).toBeGreaterThan(0);
+    expect(small.usage!.outputTokens).toBeGreaterThan(0);
+    expect(large.usage!.inputTokens).toBeGreaterThan(small.usage!.inputTokens + 250);
+  });
+
+  it('refuses an already aborted request', async () => {
+    const model = new ScriptedModel([{ text: 'never' }]);
+    const controller = new AbortController();
+    controller.abort();
+
+    await expect(model.generate({ ...request(), signal: controller.signal })).rejects.toThrow(/aborted/);
+  });
+});
