@@ -114,3 +114,10 @@ export class ModelError extends ToolwrightError {
     super('MODEL_FAILED', `${provider} model failed${status ? ` (HTTP ${status})` : ''}: ${message}`, { cause });
   }
 }
+
+/** The caller's AbortSignal fired (the run was cancelled) while a tool was running. */
+export class ToolAbortedError extends ToolwrightError {
+  constructor(readonly toolName: string, reason?: unknown) {
+    super('ABORTED', `Tool "${toolName}" was cancelled${reason instanceof Error ? `: ${reason.message}` : ''}.`, { cause: reason });
+  }
+}

@@ -1,0 +1,65 @@
+import type { JsonSchema, JsonSchemaType } from '../schema/json-schema';
+import type { AgentContext } from '../session/agent-context';
+
+/** A class that can be constructed (the input, output and tool classes). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ClassType<T = unknown> = new (...args: any[]) => T;
+
+/** MCP-style behaviour hints; nothing is assumed when a tool declares nothing. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export type ApprovalPolicy<A = Record<string, unknown>> =
+  | boolean
+  | ((args: A, context: AgentContext) => boolean | Promise<boolean>);
+
+export interface ToolOptions<A = unknown> {
+  /** Provider-safe name: letters, digits, `_` and `-`, at most 64. */
+  name: string;
+  description: string;
+  /** The input class whose `@Param` properties are the tool's parameters. */
+  input?: ClassType<A>;
+  /** The output contract: a class, or classes forming a union keyed by a literal field (`@Equals('found') status`). */
+  output?: ClassType | readonly ClassType[];
+  /** Extra properties in the arguments are rejected (default) or, with `false`, dropped. */
+  closed?: boolean;
+  /** For catalogs: filter tools per turn by tag or group. */
+  tags?: readonly string[];
+  /** Runs alone, never beside other calls of the same model response. */
+  sequential?: boolean;
+  /** Aborts the call (its AbortSignal fires) and fails it with TOOL_TIMEOUT after this long. */
+  timeoutMs?: number;
+  /** Pause the agent run for a human decision before this tool runs. */
+  approval?: ApprovalPolicy<A>;
+  annotations?: ToolAnnotations;
+  /** Let the model see the message of an unexpected error this tool throws (default: redacted). */
+  exposeErrors?: boolean;
+}
+
+/** A thunk naming a class or a one-element array of it, for arrays and nested classes. */
+export type ParamTypeThunk = () => ClassType | StringConstructor | NumberConstructor | BooleanConstructor | DateConstructor |
+  [ClassType | StringConstructor | NumberConstructor | BooleanConstructor | DateConstructor];
+
+export interface ParamOptions {
+  description?: string;
+  /** A JSON Schema type name (`'integer'`) or a thunk for arrays and nested classes: `() => [String]`, `() => Address`. */
+  type?: JsonSchemaType | ParamTypeThunk;
+  enum?: readonly (string | number | boolean)[];
+  /** The item schema of an array, when it is not a class. */
+  items?: JsonSchema;
+  format?: string;
+  examples?: unknown[];
+  default?: unknown;
+  /** `false` makes the parameter optional (as `@IsOptional()` does); `true` forces it required. */
+  required?: boolean;
+  title?: string;
+}
+
+export interface ParamMetadata extends ParamOptions {
+  propertyName: string;
+}

@@ -1,0 +1,414 @@
+import { createHash } from 'node:crypto';
+import { plainToInstance } from 'class-transformer';
+import { validate as classValidate, type ValidationError } from 'class-validator';
+import type Ajv from 'ajv';
+import { typediContainer, type ContainerLike } from '../container/container';
+import {
+  ToolAbortedError,
+  ToolDefinitionError,
+  ToolExecutionError,
+  ToolInputError,
+  ToolNotFoundError,
+  ToolOutputError,
+  ToolTimeoutError,
+  ToolwrightError,
+  type FieldError,
+} from '../errors/errors';
+import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
+import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
+import { buildClassPlan, hydrate, type Check, type ClassPlan } from '../schema/class-schema';
+import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
+import { AgentContext } from '../session/agent-context';
+import { AgentMemory } from '../session/agent-memory';
+import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
+import { createClassAjv, createJsonSchemaAjv, toFieldErrors } from '../validation/ajv';
+import type { ResolvedTool, ToolInterface } from './tool.interface';
+
+export interface ToolRegistryOptions {
+  tools: readonly ClassType[];
+  /** Anything with `get(cls)`; typedi's global Container by default. */
+  container?: ContainerLike;
+  limits?: Partial<ArgumentLimits>;
+}
+
+export interface CallOptions {
+  /** The model's tool call id: the tool sees it, with an idempotency key derived from it, on `context.toolCall`. */
+  toolCallId?: string;
+  /** Cancels the call: the tool's `context.signal` fires and the call fails with ABORTED. */
+  signal?: AbortSignal;
+  /** Overrides `@Tool({ timeoutMs })`. */
+  timeoutMs?: number;
+}
+
+/** What the registry knows of one tool, frozen at build. */
+export interface RegisteredTool {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly instance: ResolvedTool<never>;
+  readonly toolClass: ClassType;
+  readonly tags: readonly string[];
+  readonly sequential: boolean;
+  readonly timeoutMs?: number;
+  readonly approval?: ApprovalPolicy<never>;
+  readonly annotations?: ToolAnnotations;
+  readonly exposeErrors: boolean;
+}
+
+interface Entry extends RegisteredTool {
+  /** Raw arguments → the value `execute` receives; throws ToolInputError. A promise only when class-validator must run too. */
+  parse(raw: unknown): object | Promise<object>;
+  /** `execute`'s result → the JSON string the model sees; throws ToolOutputError. */
+  serialize(result: unknown): string;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Turns tool classes into checked, frozen definitions once, then validates and runs calls.
+ * Every definition problem is found by `build`, naming the class and the fix.
+ */
+export class ToolRegistry {
+  private readonly entries: ReadonlyMap<string, Entry>;
+  private readonly nameList: readonly string[];
+  private readonly definitionList: readonly ToolDefinition[];
+
+  private constructor(entries: Map<string, Entry>) {
+    this.entries = entries;
+    this.nameList = Object.freeze([...entries.keys()]);
+    this.definitionList = Object.freeze([...entries.values()].map((e) => e.definition));
+  }
+
+  static build(options: ToolRegistryOptions): ToolRegistry {
+    const container = options.container ?? typediContainer;
+    const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
+    const checks: Check[] = [];
+    const ajv = { classes: createClassAjv(checks), jsonSchema: undefined as Ajv | undefined };
+    const entries = new Map<string, Entry>();
+    const owners = new Map<string, ClassType>();
+    for (const toolClass of options.tools) {
+      const entry = buildEntry(toolClass, container, limits, checks, ajv);
+      const previous = owners.get(entry.name);
+      if (previous) {
+        throw new ToolDefinitionError(
+          `Duplicate tool name "${entry.name}": ${previous.name} and ${toolClass.name} both use it. Give each tool a unique name.`,
+        );
+      }
+      owners.set(entry.name, toolClass);
+      entries.set(entry.name, entry);
+    }
+    return new ToolRegistry(entries);
+  }
+
+  /** Every tool's definition, in registration order (frozen, built once). */
+  definitions(): readonly ToolDefinition[] {
+    return this.definitionList;
+  }
+
+  names(): readonly string[] {
+    return this.nameList;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  /** The resolved tool instance; throws ToolNotFoundError. */
+  get<A = Record<string, unknown>>(name: string): ResolvedTool<A> {
+    return this.entry(name).instance as unknown as ResolvedTool<A>;
+  }
+
+  /** The registry's record of a tool (options, tags, annotations); throws ToolNotFoundError. */
+  describe(name: string): RegisteredTool {
+    return this.entry(name);
+  }
+
+  tools(): readonly RegisteredTool[] {
+    return [...this.entries.values()];
+  }
+
+  /**
+   * Parses, validates, runs and serializes one call: the model's argument JSON (or an object) in,
+   * the result JSON string out. Throws ToolNotFoundError, ToolInputError (INVALID_JSON /
+   * INVALID_ARGUMENTS), ToolExecutionError (TOOL_FAILED), ToolOutputError (INVALID_OUTPUT),
+   * ToolTimeoutError or ToolAbortedError.
+   */
+  async call(
+    name: string,
+    args: string | object,
+    context: AgentContext = new AgentContext({ sessionId: 'direct' }),
+    memory: AgentMemory = new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' }),
+    options?: CallOptions,
+  ): Promise<string> {
+    const entry = this.entry(name);
+    const parsed = entry.parse(args);
+    const input = parsed instanceof Promise ? await parsed : parsed;
+    const timeoutMs = options?.timeoutMs ?? entry.timeoutMs;
+    let result: unknown;
+    if (timeoutMs === undefined && options?.signal === undefined) {
+      const ctx = options?.toolCallId === undefined ? context : context.forToolCall(callInfo(context, name, options.toolCallId));
+      try {
+        result = await entry.instance.execute(input as never, ctx, memory);
+      } catch (error) {
+        throw new ToolExecutionError(name, error, entry.exposeErrors);
+      }
+    } else {
+      result = await runGuarded(entry, input, context, memory, timeoutMs, options);
+    }
+    return entry.serialize(result);
+  }
+
+  private entry(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (entry === undefined) throw new ToolNotFoundError(name, this.nameList);
+    return entry;
+  }
+}
+
+function callInfo(context: AgentContext, name: string, toolCallId = 'direct', signal?: AbortSignal) {
+  // Stable across retries and resumes of the same model call; opaque so it leaks no ids.
+  const idempotencyKey = createHash('sha256')
+    .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${toolCallId}`)
+    .digest('hex')
+    .slice(0, 32);
+  return { id: toolCallId, name, idempotencyKey, signal };
+}
+
+/** Runs a call under a timeout and/or the caller's signal; the tool sees one combined signal. */
+async function runGuarded(
+  entry: Entry,
+  input: object,
+  context: AgentContext,
+  memory: AgentMemory,
+  timeoutMs: number | undefined,
+  options: CallOptions | undefined,
+): Promise<unknown> {
+  const controller = new AbortController();
+  const outer = options?.signal;
+  if (outer?.aborted) throw new ToolAbortedError(entry.name, outer.reason);
+  let settle!: (error: ToolwrightError) => void;
+  const stopped = new Promise<never>((_, reject) => (settle = reject));
+  const onAbort = () => {
+    controller.abort(outer?.reason);
+    settle(new ToolAbortedError(entry.name, outer?.reason));
+  };
+  outer?.addEventListener('abort', onAbort, { once: true });
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          const error = new ToolTimeoutError(entry.name, timeoutMs);
+          controller.abort(error);
+          settle(error);
+        }, timeoutMs);
+  const ctx = context.forToolCall(callInfo(context, entry.name, options?.toolCallId, controller.signal));
+  try {
+    const running = Promise.resolve()
+      .then(() => entry.instance.execute(input as never, ctx, memory))
+      .catch((error) => {
+        throw new ToolExecutionError(entry.name, error, entry.exposeErrors);
+      });
+    return await Promise.race([running, stopped]);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
+  }
+}
+
+function buildEntry(
+  toolClass: ClassType,
+  container: ContainerLike,
+  limits: ArgumentLimits,
+  checks: Check[],
+  ajv: { classes: Ajv; jsonSchema: Ajv | undefined },
+): Entry {
+  if (typeof toolClass !== 'function') {
+    throw new ToolDefinitionError(`ToolRegistry.build got ${String(toolClass)} where a tool class belongs. Pass the classes themselves.`);
+  }
+  const cls = toolClass.name || '(anonymous class)';
+  const options = getToolOptions(toolClass) as ToolOptions | undefined;
+  const handWritten = typeof toolClass.prototype.definition === 'function';
+  if (!options && !handWritten) {
+    throw new ToolDefinitionError(`${cls} is not a tool. Add @Tool({ name, description, input }) or write a definition() method.`);
+  }
+  if (typeof toolClass.prototype.execute !== 'function') {
+    throw new ToolDefinitionError(`${cls} has no execute(args, context, memory) method. Implement ToolInterface.`);
+  }
+  if (toolClass.length > 0 && !getConstructorParamTypes(toolClass)) {
+    throw new ToolDefinitionError(
+      `${cls} takes constructor arguments but TypeScript emitted no types for them. ` +
+        'Add @Tool({ name, description }) (or @Service()) to the class and enable emitDecoratorMetadata.',
+    );
+  }
+  let instance: ToolInterface<never>;
+  try {
+    instance = container.get(toolClass) as ToolInterface<never>;
+  } catch (error) {
+    throw new ToolDefinitionError(
+      `Could not resolve ${cls} from the container: ${(error as Error).message}. ` +
+        'Register its dependencies (@Service() or Container.set(...)) or pass a container that provides them.',
+    );
+  }
+
+  let definition: ToolDefinition;
+  let parse: Entry['parse'];
+  if (handWritten) {
+    definition = readHandWrittenDefinition(instance, cls, options);
+    ajv.jsonSchema ??= createJsonSchemaAjv();
+    let validate;
+    try {
+      validate = ajv.jsonSchema.compile(definition.parameters);
+    } catch (error) {
+      throw new ToolDefinitionError(`${cls}.definition() has invalid parameters JSON Schema: ${(error as Error).message}`);
+    }
+    const name = definition.name;
+    parse = (raw) => {
+      const value = parseArguments(name, raw, limits);
+      if (!validate(value)) throw new ToolInputError('INVALID_ARGUMENTS', name, toFieldErrors(validate.errors));
+      return value;
+    };
+  } else {
+    const opts = options!;
+    if (!opts.input) {
+      throw new ToolDefinitionError(
+        `${cls} has @Tool but no input class and no definition(). Add @Tool({ ..., input: YourInputClass }) ` +
+          '(an empty class for a tool without parameters) or write definition().',
+      );
+    }
+    const plan = buildClassPlan(opts.input, { closed: opts.closed ?? true, usage: `tool "${opts.name}" input`, checks });
+    definition = { name: opts.name, description: opts.description, parameters: plan.schema };
+    parse = compileInput(opts.name, plan, ajv.classes.compile(plan.validation), checks, limits);
+  }
+  checkName(definition.name, cls);
+  const output = options?.output ? compileOutput(options.output, cls, definition.name, checks, ajv.classes) : undefined;
+  if (output) definition.outputSchema = output.schema;
+  deepFreeze(definition);
+  if (!handWritten) Object.defineProperty(instance, 'definition', { value: () => definition, configurable: true });
+
+  return {
+    name: definition.name,
+    definition,
+    instance: instance as ResolvedTool<never>,
+    toolClass,
+    tags: Object.freeze([...(options?.tags ?? [])]),
+    sequential: options?.sequential ?? false,
+    timeoutMs: options?.timeoutMs,
+    approval: options?.approval as ApprovalPolicy<never> | undefined,
+    annotations: options?.annotations && Object.freeze({ ...options.annotations }),
+    exposeErrors: options?.exposeErrors ?? false,
+    parse,
+    serialize: makeSerializer(definition.name, output?.validate, checks),
+  };
+}
+
+function readHandWrittenDefinition(instance: ToolInterface<never>, cls: string, options: ToolOptions | undefined): ToolDefinition {
+  const raw = instance.definition!() as Partial<ToolDefinition> | undefined;
+  if (!raw || typeof raw.name !== 'string' || typeof raw.description !== 'string' || !raw.parameters || typeof raw.parameters !== 'object') {
+    throw new ToolDefinitionError(`${cls}.definition() must return { name, description, parameters } with parameters a JSON Schema object.`);
+  }
+  if (raw.parameters.type !== 'object') {
+    throw new ToolDefinitionError(`${cls}.definition().parameters must be a JSON Schema of type "object" (got ${JSON.stringify(raw.parameters.type)}).`);
+  }
+  if (options && options.name !== raw.name) {
+    throw new ToolDefinitionError(`${cls}: @Tool names it "${options.name}" but definition() names it "${raw.name}". Use one name.`);
+  }
+  return structuredClone({ name: raw.name, description: raw.description, parameters: raw.parameters });
+}
+
+function checkName(name: string, cls: string): void {
+  if (!NAME.test(name)) {
+    throw new ToolDefinitionError(`${cls}: tool name "${name}" is not accepted by model providers. Use 1-64 letters, digits, "_" or "-".`);
+  }
+}
+
+function compileInput(
+  name: string,
+  plan: ClassPlan,
+  validate: ReturnType<Ajv['compile']>,
+  checks: Check[],
+  limits: ArgumentLimits,
+): Entry['parse'] {
+  const toInstance = plan.needsClassTransformer
+    ? (value: Record<string, unknown>) => plainToInstance(plan.cls, value) as object
+    : (value: Record<string, unknown>) => hydrate(plan, value);
+  const checked = (raw: unknown) => {
+    const value = parseArguments(name, raw, limits);
+    if (!validate(value)) throw new ToolInputError('INVALID_ARGUMENTS', name, toFieldErrors(validate.errors, checks));
+    return toInstance(value);
+  };
+  if (!plan.needsClassValidator) return checked;
+  // Constraints Ajv could not take over (custom, async, @ValidateIf): class-validator runs them on the instance.
+  return async (raw) => {
+    const instance = checked(raw);
+    const errors = await classValidate(instance, { forbidUnknownValues: false });
+    if (errors.length) throw new ToolInputError('INVALID_ARGUMENTS', name, flattenValidationErrors(errors));
+    return instance;
+  };
+}
+
+function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((e) => {
+    const path = /^\d+$/.test(e.property) ? `${parent}[${e.property}]` : parent ? `${parent}.${e.property}` : e.property;
+    const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) => ({
+      path,
+      constraint,
+      message: parent ? message.replace(e.property, path) : message,
+    }));
+    return [...own, ...flattenValidationErrors(e.children ?? [], path)];
+  });
+}
+
+interface CompiledOutput {
+  schema: JsonSchema;
+  validate: ReturnType<Ajv['compile']>;
+}
+
+/** One class, or a union keyed by a literal field every class pins with `@Equals(...)`. */
+function compileOutput(output: ClassType | readonly ClassType[], cls: string, name: string, checks: Check[], ajv: Ajv): CompiledOutput {
+  const classes = Array.isArray(output) ? output : [output as ClassType];
+  const plans = classes.map((c) => buildClassPlan(c, { closed: true, usage: `tool "${name}" output`, checks }));
+  if (plans.length === 1) return { schema: plans[0].schema, validate: ajv.compile(plans[0].validation) };
+  const tag = Object.keys(plans[0].schema.properties ?? {}).find((key) =>
+    plans.every((p) => p.schema.required?.includes(key) && p.schema.properties?.[key]?.const !== undefined),
+  );
+  if (!tag) {
+    throw new ToolDefinitionError(
+      `${cls}: the output union ${classes.map((c) => c.name).join(' | ')} has no common literal field. ` +
+        "Pin one field in every class, e.g. @Equals('found') status!: 'found'.",
+    );
+  }
+  return {
+    schema: { type: 'object', oneOf: plans.map((p) => p.schema) },
+    validate: ajv.compile({ type: 'object', discriminator: { propertyName: tag }, required: [tag], oneOf: plans.map((p) => p.validation) }),
+  };
+}
+
+function makeSerializer(name: string, validate: CompiledOutput['validate'] | undefined, checks: Check[]): Entry['serialize'] {
+  const fail = (detail: string) => new ToolOutputError(name, [{ path: '', constraint: 'isJson', message: detail }], detail);
+  return (result) => {
+    let value = result;
+    if (typeof result === 'string') {
+      try {
+        value = JSON.parse(result);
+      } catch {
+        throw fail('the result string is not valid JSON');
+      }
+    } else if (result === undefined || typeof result === 'function' || typeof result === 'symbol') {
+      throw fail(`execute returned ${typeof result}, not a JSON string or object`);
+    }
+    if (validate && !validate(value)) throw new ToolOutputError(name, toFieldErrors(validate.errors, checks));
+    if (typeof result === 'string') return result;
+    try {
+      return JSON.stringify(result);
+    } catch (error) {
+      throw fail(`the result cannot be serialized: ${(error as Error).message}`);
+    }
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
