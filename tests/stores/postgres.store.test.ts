@@ -1,0 +1,102 @@
+import { Pool } from 'pg';
+import { StoreUnavailableError } from '../../src/errors/errors';
+import { POSTGRES_SCHEMA_VERSION, PostgresStore } from '../../src/stores/postgres.store';
+import { freePort, startPostgres, type PostgresServer } from '../support/servers';
+import { killMidWrite } from './crash-consistency';
+import { describeStoreConformance } from './store-conformance';
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server?.destroy();
+});
+
+describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString: server.connectionString, ...o }), { ttl: true });
+
+describe('PostgresStore', () => {
+  it('creates its schema and records the schema version, once, even with two stores starting together', async () => {
+    const a = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_migrate' });
+    const b = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_migrate' });
+    await Promise.all([a.loadSession({ sessionId: 's' }), b.loadSession({ sessionId: 's' })]);
+    const pool = new Pool({ connectionString: server.connectionString });
+    try {
+      const { rows } = await pool.query('SELECT version FROM tw_migrate.schema_version ORDER BY version');
+      expect(rows.map((r: { version: number }) => r.version)).toEqual(Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, i) => i + 1));
+    } finally {
+      await pool.end();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('uses a pool passed in and leaves it open on close', async () => {
+    const pool = new Pool({ connectionString: server.connectionString });
+    const store = new PostgresStore({ pool, schema: 'tw_own_pool' });
+    await store.saveSession({ sessionId: 's' }, { set: { a: 1 }, deleted: [], appended: [] });
+    await store.close();
+    await expect(pool.query('SELECT count(*)::int AS n FROM tw_own_pool.sessions')).resolves.toMatchObject({ rows: [{ n: 1 }] });
+    await pool.end();
+  });
+
+  it('purges expired sessions', async () => {
+    const store = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_purge', sessionTtlSeconds: 0.05 });
+    await store.saveSession({ sessionId: 'gone' }, { set: { a: 1 }, deleted: [], appended: [{ role: 'user', content: 'x' }] });
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(store.purgeExpired()).resolves.toBe(1);
+    await expect(store.purgeExpired()).resolves.toBe(0);
+    await store.close();
+  });
+
+  it('rejects an invalid schema name', () => {
+    expect(() => new PostgresStore({ schema: 'x"; DROP TABLE y; --' })).toThrow(RangeError);
+  });
+
+  it('fails with StoreUnavailableError when nothing listens on the port', async () => {
+    const store = new PostgresStore({ connectionString: `postgresql://postgres@127.0.0.1:${await freePort()}/postgres` });
+    try {
+      for (const call of [
+        () => store.loadSession({ sessionId: 's' }),
+        () => store.saveSession({ sessionId: 's' }, { set: { a: 1 }, deleted: [], appended: [] }),
+        () => store.saveMemory({ agentName: 'a', userId: 'u' }, { added: [] }),
+      ]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StoreUnavailableError);
+        expect((err as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails with StoreUnavailableError when a statement exceeds statementTimeoutMs, writing nothing', async () => {
+    const store = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_timeout', statementTimeoutMs: 200 });
+    await store.saveSession({ sessionId: 's' }, { set: { v: 1 }, deleted: [], appended: [] });
+    // Another connection holds the session row lock, so the save's upsert waits past the timeout.
+    const blocker = new Pool({ connectionString: server.connectionString, max: 1 });
+    const db = await blocker.connect();
+    await db.query("BEGIN; SELECT 1 FROM tw_timeout.sessions WHERE session_id = 's' FOR UPDATE");
+    try {
+      const err = await store.saveSession({ sessionId: 's' }, { set: { v: 2 }, deleted: [], appended: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await db.query('ROLLBACK');
+      db.release();
+      await blocker.end();
+    }
+    expect(await store.loadSession({ sessionId: 's' })).toMatchObject({ state: { v: 1 }, history: [], version: 1 });
+    await store.close();
+  });
+
+  it('fails typed when the server is killed mid-write, and holds only whole turns after a restart', async () => {
+    const own = await startPostgres();
+    const store = new PostgresStore({ connectionString: own.connectionString });
+    try {
+      await killMidWrite(store, own);
+    } finally {
+      await store.close();
+      await own.destroy();
+    }
+  });
+});
