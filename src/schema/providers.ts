@@ -338,7 +338,12 @@ function mergeAllOf(schema: JsonSchema): JsonSchema {
   for (const branch of allOf.map(mergeAllOf)) {
     const required = [...new Set([...(merged.required ?? []), ...(branch.required ?? [])])];
     merged = { ...branch, ...merged };
-    if (merged.properties || branch.properties) merged.properties = { ...branch.properties, ...merged.properties };
+    if (branch.properties) {
+      // Earlier declarations keep their place and win on conflict; later branches only add.
+      const properties = { ...merged.properties };
+      for (const [key, value] of Object.entries(branch.properties)) if (!Object.prototype.hasOwnProperty.call(properties, key)) setOwn(properties, key, value);
+      merged.properties = properties;
+    }
     if (required.length) merged.required = required;
   }
   return merged;
