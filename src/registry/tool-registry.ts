@@ -127,6 +127,14 @@ export class ToolRegistry {
   }
 
   /**
+   * Parses and validates arguments exactly as `call` would, without running the tool (e.g. to
+   * evaluate an approval policy on typed arguments). Throws ToolNotFoundError / ToolInputError.
+   */
+  async parse(name: string, args: string | object): Promise<object> {
+    return this.entry(name).parse(args);
+  }
+
+  /**
    * Parses, validates, runs and serializes one call: the model's argument JSON (or an object) in,
    * the result JSON string out. Throws ToolNotFoundError, ToolInputError (INVALID_JSON /
    * INVALID_ARGUMENTS), ToolExecutionError (TOOL_FAILED), ToolOutputError (INVALID_OUTPUT),
@@ -331,7 +339,7 @@ function compileInput(
     ? (value: Record<string, unknown>) => plainToInstance(plan.cls, value) as object
     : (value: Record<string, unknown>) => hydrate(plan, value);
   const checked = (raw: unknown) => {
-    const value = parseArguments(name, raw, limits);
+    const value = parseArguments(name, raw, limits, plan.freeForm);
     if (!validate(value)) throw new ToolInputError('INVALID_ARGUMENTS', name, toFieldErrors(validate.errors, checks));
     return toInstance(value);
   };
