@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../../src/errors/errors';
-import { AgentContext } from '../../src/session/agent-context';
-import type { SessionKey, SessionSnapshot } from '../../src/session/snapshots';
+import type { SessionSnapshot } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
 import type { TestServer } from '../support/servers';
+import { writeTurn } from '../support/turns';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** One turn: a state key `turn-<n>` and two messages `<n>:a`, `<n>:b`. */
-async function writeTurn(store: SessionStore, key: SessionKey, n: string): Promise<number> {
-  const snap = await store.loadSession(key);
-  const ctx = snap ? AgentContext.fromSnapshot(snap) : new AgentContext({ sessionId: key.sessionId });
-  ctx.setState(`turn-${n}`, n);
-  ctx.addMessage({ role: 'user', content: `${n}:a` });
-  ctx.addMessage({ role: 'assistant', content: `${n}:b` });
-  return store.saveSession(key, ctx.takeChanges());
-}
 
 /** Every turn in the snapshot is whole: its state key and both messages, adjacent and in order. */
 export function expectWholeTurns(snap: SessionSnapshot, expectedTurns?: Iterable<string>): void {

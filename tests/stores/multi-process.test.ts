@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PostgresStore } from '../../src/stores/postgres.store';
+import { RedisStore } from '../../src/stores/redis.store';
+import { SqliteStore } from '../../src/stores/sqlite.store';
+import type { SessionStore } from '../../src/stores/store';
+import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import type { WorkerArgs } from '../support/store-worker';
+import { expectWholeTurns } from './crash-consistency';
+
+const ROOT = resolve(__dirname, '../..');
+const WORKER = join(ROOT, 'tests/support/store-worker.ts');
+const TURNS = 15;
+
+/** Starts the workers, releases them together once all are loaded, resolves when all are done. */
+async function runWorkers(all: WorkerArgs[]): Promise<void> {
+  let ready = 0;
+  const children = all.map((args) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER, JSON.stringify(args)], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const finished = new Promise<void>((done, fail) => {
+      child.on('error', fail);
+      child.on('exit', (code) => (code === 0 && out.includes('done') ? done() : fail(new Error(`worker ${args.worker} exited ${code}:\n${out}`))));
+    });
+    child.stderr.on('data', (d) => (out += d));
+    child.stdout.on('data', (d) => {
+      const before = out.includes('ready');
+      out += d;
+      if (!before && out.includes('ready') && ++ready === all.length) for (const c of children) c.stdin.end('go\n');
+    });
+    return { stdin: child.stdin, finished };
+  });
+  await Promise.all(children.map((c) => c.finished));
+}
+
+let redis: RedisServer;
+let postgres: PostgresServer;
+const dir = mkdtempSync(join(tmpdir(), 'tw-mp-'));
+beforeAll(async () => {
+  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+});
+afterAll(async () => {
+  await Promise.all([redis?.destroy(), postgres?.destroy()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ['redis', () => redis.url, (t: string) => new RedisStore({ url: t })],
+  ['postgres', () => postgres.connectionString, (t: string) => new PostgresStore({ connectionString: t })],
+  ['sqlite', () => join(dir, 'shared.db'), (t: string) => new SqliteStore({ path: t })],
+] as const)('%s shared by two processes', (kind, target, open) => {
+  it('loses no turn when both run turns on the same sessions at once', async () => {
+    const sessions = Array.from({ length: 4 }, () => `mp-${randomUUID()}`);
+    await runWorkers(['A', 'B'].map((worker) => ({ kind, target: target(), sessions, turns: TURNS, worker })));
+    const store: SessionStore = open(target());
+    try {
+      for (const sessionId of sessions) {
+        const snap = (await store.loadSession({ sessionId, tenantId: 'mp' }))!;
+        const expected = ['A', 'B'].flatMap((w) => Array.from({ length: TURNS }, (_, i) => `${w}.${i}`));
+        expectWholeTurns(snap, expected);
+        expect(snap.version).toBe(2 * TURNS);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
+});
