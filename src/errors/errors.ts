@@ -3,12 +3,16 @@
  * call errors by `registry.call`; each call error knows the compact JSON a model may see.
  */
 export class ToolwrightError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown; captureStack?: boolean }) {
+    // Expected, model-correctable errors skip the stack trace: it always points into the
+    // registry, and capturing it costs more than validating the call.
+    const limit = Error.stackTraceLimit;
+    if (options?.captureStack === false) Error.stackTraceLimit = 0;
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = limit;
+    this.code = code;
     this.name = new.target.name;
   }
 
@@ -31,6 +35,7 @@ export class ToolNotFoundError extends ToolwrightError {
       'TOOL_NOT_FOUND',
       `Tool "${toolName}" does not exist.` +
         (available.length ? ` Available tools: ${available.slice(0, 20).join(', ')}.` : ''),
+      { captureStack: false },
     );
   }
 }
@@ -50,12 +55,17 @@ export class ToolInputError extends ToolwrightError {
     readonly errors: readonly FieldError[],
     message?: string,
   ) {
-    super(code, message ?? `Invalid arguments for tool "${toolName}": ${errors.map((e) => e.message).join('; ')}`);
+    super(code, message ?? `Invalid arguments for tool "${toolName}": ${summarize(errors)}`, { captureStack: false });
   }
 
   override toToolResult(): string {
     return JSON.stringify({ status: 'error', code: this.code, message: this.message, errors: this.errors });
   }
+}
+
+function summarize(errors: readonly FieldError[]): string {
+  if (errors.length === 0) return 'invalid';
+  return errors.length === 1 ? errors[0].message : `${errors[0].message} (and ${errors.length - 1} more)`;
 }
 
 export class ToolExecutionError extends ToolwrightError {

@@ -57,6 +57,8 @@ export interface ClassPlan {
   needsClassValidator: boolean;
   /** Somewhere in the tree class-transformer decorators other than @Type apply: use plainToInstance. */
   needsClassTransformer: boolean;
+  /** Somewhere in the tree a value is free-form (an open class or a plain `object` schema), so the schema does not bound its depth. */
+  freeForm: boolean;
 }
 
 type Kind =
@@ -147,6 +149,7 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     closed: options.closed,
     needsClassValidator: false,
     needsClassTransformer: hasCustomTransforms(cls, names),
+    freeForm: !options.closed,
   };
   const objectRefs: Record<string, ConstraintRef> = {
     type: { constraint: 'nestedValidation', message: `$property must be an object` },
@@ -299,12 +302,16 @@ function buildValue(
   seen: ClassType[],
   owner: ClassPlan,
 ): BuiltProperty {
-  if (kind.kind === 'schema') return { schema: structuredClone(kind.schema), validation: structuredClone(kind.schema) };
+  if (kind.kind === 'schema') {
+    owner.freeForm = true;
+    return { schema: structuredClone(kind.schema), validation: structuredClone(kind.schema) };
+  }
   if (kind.kind === 'array') throw new ToolDefinitionError(`${where}: arrays of arrays are not supported. Wrap the inner array in a class.`);
   if (kind.kind === 'class') {
     const nested = buildClassPlan(kind.cls, options, seen);
     owner.needsClassValidator ||= nested.needsClassValidator;
     owner.needsClassTransformer ||= nested.needsClassTransformer;
+    owner.freeForm ||= nested.freeForm;
     const built = { schema: nested.schema, validation: nested.validation, convert: (v: unknown) => hydrate(nested, v as Record<string, unknown>) };
     apply(built, 'class', metas, where, owner, options.checks);
     return built;

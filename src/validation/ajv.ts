@@ -40,11 +40,21 @@ export function createJsonSchemaAjv(): Ajv {
   return ajv;
 }
 
+const paths = new Map<string, string>();
+
 /** `/address/zip` → `address.zip`, `/tags/2` → `tags[2]`. */
 export function toPath(pointer: string, extra?: string): string {
+  if (extra === undefined) {
+    let path = paths.get(pointer);
+    if (path === undefined) {
+      path = toPath(pointer, '');
+      if (paths.size < 10_000) paths.set(pointer, path); // pointers come from the schema's shape, plus array indexes
+    }
+    return path;
+  }
   let path = '';
   const parts = pointer ? pointer.slice(1).split('/') : [];
-  if (extra !== undefined) parts.push(extra);
+  if (extra) parts.push(extra);
   for (const raw of parts) {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     path += /^\d+$/.test(part) ? `[${part}]` : path ? `.${part}` : part;
@@ -78,15 +88,25 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
   return out;
 }
 
+/** Messages without `$value` depend only on the constraint and the path: render each once. */
+const rendered = new WeakMap<ConstraintRef, Map<string, string>>();
+
 function render(ref: ConstraintRef, path: string, value: unknown): string {
-  const property = path || 'arguments';
-  const args = { property, value, constraints: ref.meta?.constraints ?? [], targetName: '', object: {} };
+  let byPath = rendered.get(ref);
+  const cached = byPath?.get(path);
+  if (cached !== undefined) return cached;
+  const args = { property: path || 'arguments', value, constraints: ref.meta?.constraints ?? [], targetName: '', object: {} };
   let template: unknown = ref.meta?.message || ref.message;
   if (!template && ref.meta) {
     const instance = new (ref.meta.constraintCls as new () => { defaultMessage?(a: object): string })();
     template = instance.defaultMessage?.(args);
   }
-  return ValidationUtils.replaceMessageSpecialTokens(template || `$property failed ${ref.constraint}`, args);
+  const message = ValidationUtils.replaceMessageSpecialTokens(template || `$property failed ${ref.constraint}`, args);
+  if (typeof template === 'string' && !template.includes('$value')) {
+    if (!byPath) rendered.set(ref, (byPath = new Map()));
+    if (byPath.size < 1000) byPath.set(path, message);
+  }
+  return message;
 }
 
 export type { ValidateFunction };

@@ -16,16 +16,18 @@ const FORBIDDEN = ['__proto__', 'constructor', 'prototype'];
  * The model's arguments as a plain object, or a ToolInputError. Strings are parsed with
  * secure-json-parse, which refuses `__proto__` and `constructor.prototype` keys (JSON.parse
  * alone would keep them as own properties for later code to trip over). Size and depth are
- * bounded before any work that grows with them.
+ * bounded before any work that grows with them. `checkDepth` is false where the schema itself
+ * bounds the depth (closed classes without free-form objects): V8's JSON.parse is not recursive,
+ * and Ajv rejects anything deeper than the classes at their first level.
  */
-export function parseArguments(toolName: string, raw: unknown, limits: ArgumentLimits): Record<string, unknown> {
+export function parseArguments(toolName: string, raw: unknown, limits: ArgumentLimits, checkDepth = true): Record<string, unknown> {
   let value: unknown = raw;
   if (typeof raw === 'string') {
     if (raw.length > limits.maxLength) {
       throw invalid(toolName, { path: '', constraint: 'maxLength', message: `arguments must be at most ${limits.maxLength} characters (got ${raw.length})` });
     }
     // A string of n characters cannot nest deeper than n/2: short payloads skip the scan.
-    if (raw.length > 2 * limits.maxDepth && jsonDepth(raw) > limits.maxDepth) throw tooDeep(toolName, limits);
+    if (checkDepth && raw.length > 2 * limits.maxDepth && jsonDepth(raw) > limits.maxDepth) throw tooDeep(toolName, limits);
     if (raw.trim() === '') return {}; // some local models send "" for a tool without parameters
     try {
       value = sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' });
