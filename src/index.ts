@@ -36,6 +36,44 @@ export { InMemoryStore } from './stores/in-memory.store';
 
 // Models
 export type { Model, ModelRequest, ModelResponse, ModelUsage } from './agent/model';
+export { ScriptedModel, OpenAIChatModel, AnthropicModel } from './agent/models';
+export type { ScriptedStep, ScriptedStepFn, ScriptedToolCall, ScriptFn, OpenAIChatModelOptions, AnthropicModelOptions } from './agent/models';
+
+// Agent runner
+export {
+  Agent,
+  ToolCatalog,
+  AgentRunError,
+  RetryBudgetExceededError,
+  MaxTurnsExceededError,
+  ToolCallFailedError,
+  RunAbortedError,
+  RunNotFoundError,
+  RunPausedError,
+  ApprovalDecisionError,
+  SessionForbiddenError,
+} from './agent';
+export type {
+  AgentOptions,
+  RunOptions,
+  RunResult,
+  ToolCallRecord,
+  PendingApproval,
+  ApprovalDecision,
+  ErrorBoundary,
+  ErrorPolicy,
+  AgentHooks,
+  ToolCallEvent,
+  BeforeToolCallDecision,
+  RunStartEvent,
+  RunEndEvent,
+  CatalogOptions,
+  CatalogSelection,
+} from './agent';
+
+// Provider tool formats
+export { toOpenAITool, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, nullsToAbsent } from './schema/providers';
+export type { OpenAITool, AnthropicTool, GeminiFunctionDeclaration, GeminiSchema, McpTool } from './schema/providers';
 
 // Errors
 export {

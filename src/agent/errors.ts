@@ -1,0 +1,109 @@
+import { ToolwrightError } from '../errors/errors';
+import type { Message } from '../session/message';
+
+/**
+ * A run failed. Carries the conversation as it stood (tool results included) and the session, so
+ * a caller can log it, show it, or hand it to a human. The session was saved with that history.
+ */
+export class AgentRunError extends ToolwrightError {
+  constructor(
+    code: string,
+    message: string,
+    readonly sessionId: string,
+    readonly history: readonly Message[],
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** The model kept sending a tool bad arguments (or an unknown tool name) past the retry budget. */
+export class RetryBudgetExceededError extends AgentRunError {
+  constructor(
+    readonly toolName: string,
+    readonly attempts: number,
+    sessionId: string,
+    history: readonly Message[],
+    lastError: ToolwrightError,
+  ) {
+    super(
+      'RETRY_BUDGET_EXCEEDED',
+      `The model failed to call "${toolName}" correctly ${attempts} times (last: ${lastError.code}). ` +
+        'Raise the retry budget, improve the tool description, or check the model.',
+      sessionId,
+      history,
+      { cause: lastError },
+    );
+  }
+}
+
+/** The run used `maxTurns` model calls without a final answer. */
+export class MaxTurnsExceededError extends AgentRunError {
+  constructor(readonly maxTurns: number, sessionId: string, history: readonly Message[]) {
+    super(
+      'MAX_TURNS_EXCEEDED',
+      `The run reached maxTurns (${maxTurns}) without a final answer. Raise maxTurns or check for a tool loop.`,
+      sessionId,
+      history,
+    );
+  }
+}
+
+/**
+ * An unexpected tool failure (TOOL_FAILED, INVALID_OUTPUT, TOOL_TIMEOUT) reached the error
+ * boundary under the `throw` policy. `code` is the underlying error's code; `cause` is that error.
+ */
+export class ToolCallFailedError extends AgentRunError {
+  constructor(
+    readonly toolName: string,
+    readonly toolCallId: string,
+    sessionId: string,
+    history: readonly Message[],
+    cause: ToolwrightError,
+  ) {
+    super(cause.code, `Tool call "${toolName}" (${toolCallId}) failed: ${cause.message}`, sessionId, history, { cause });
+  }
+}
+
+/** The run's AbortSignal fired. */
+export class RunAbortedError extends AgentRunError {
+  constructor(sessionId: string, history: readonly Message[], reason?: unknown) {
+    super('RUN_ABORTED', `The run of session "${sessionId}" was cancelled.`, sessionId, history, { cause: reason });
+  }
+}
+
+/** `resume` found no paused run for this session (and agent). */
+export class RunNotFoundError extends ToolwrightError {
+  constructor(readonly sessionId: string, readonly agentName: string) {
+    super(
+      'RUN_NOT_FOUND',
+      `Session "${sessionId}" has no run of agent "${agentName}" waiting for approval. ` +
+        'Call resume only after run() returned status "paused", with the same sessionId and tenantId.',
+    );
+  }
+}
+
+/** `run` was called while a run of the session waits for approvals; decide them with `resume` first. */
+export class RunPausedError extends ToolwrightError {
+  constructor(readonly sessionId: string, readonly pendingToolCallIds: readonly string[]) {
+    super(
+      'RUN_PAUSED',
+      `Session "${sessionId}" has a run waiting for approval of ${pendingToolCallIds.join(', ')}. ` +
+        'Approve or reject those calls with agent.resume(...) before sending a new message.',
+    );
+  }
+}
+
+/** `resume` did not decide every pending call, or named calls that are not pending. */
+export class ApprovalDecisionError extends ToolwrightError {
+  constructor(message: string) {
+    super('INVALID_APPROVAL', message);
+  }
+}
+
+/** The session belongs to another user; a run never reads or writes it. */
+export class SessionForbiddenError extends ToolwrightError {
+  constructor(readonly sessionId: string) {
+    super('SESSION_FORBIDDEN', `Session "${sessionId}" belongs to another user.`);
+  }
+}
