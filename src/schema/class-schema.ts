@@ -164,7 +164,10 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     const param = params.get(name) ?? { propertyName: name };
     const kind = resolveKind(cls, name, param, metas, where);
     const isOptional = metas.some((m) => m.type === 'conditionalValidation' && m.name === 'isOptional');
-    const isRequired = param.required ?? !isOptional;
+    // @ValidateIf: when its condition is false class-validator skips the property's every constraint (presence
+    // included), which a static schema cannot know. Ajv accepts any value there; class-validator decides.
+    const conditional = metas.some((m) => m.type === 'conditionalValidation' && m.name !== 'isOptional');
+    const isRequired = param.required ?? (!isOptional && !conditional);
     if (param.required === false && !isOptional && metas.some((m) => m.type !== 'nestedValidation')) {
       throw new ToolDefinitionError(
         `${where} is marked @Param({ required: false }) but class-validator would still reject it when absent. ` +
@@ -179,7 +182,8 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     if (param.examples) prop.schema.examples = [...param.examples];
     schema.properties![name] = prop.schema;
     // Optional properties accept null (as @IsOptional does); strict-mode providers send null for "absent".
-    validation.properties![name] = isRequired ? prop.validation : { if: { type: 'null' }, else: prop.validation };
+    validation.properties![name] = conditional ? {} : isRequired ? prop.validation : { if: { type: 'null' }, else: prop.validation };
+    if (conditional) plan.freeForm = plan.needsClassValidator = true;
     if (isRequired) required.push(name);
     plan.properties.push({ name, required: isRequired, ownOnly: name in Object.prototype, convert: prop.convert });
   }
