@@ -538,6 +538,8 @@ export class Agent {
     const context = snapshot
       ? AgentContext.fromSnapshot(this.historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot), options.userId)
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
+    // PHP-kit-style tools read the signed-in user from state; only the runner ever writes it.
+    if (options.userId !== undefined && context.getState('user_id') !== options.userId) context.setState('user_id', options.userId);
     const memory = memorySnapshot ? AgentMemory.fromSnapshot(memorySnapshot) : new AgentMemory(memoryKey);
     const pending = this.storedRun(snapshot);
     if (pending?.userId !== undefined && options.userId !== undefined && pending.userId !== options.userId) {
