@@ -329,7 +329,12 @@ export class Agent {
       await this.emitEnd(state, 'failed', failure);
       throw failure;
     }
-    await this.save(state, stored ?? (state.hadPending ? null : undefined));
+    try {
+      await this.save(state, stored ?? (state.hadPending ? null : undefined));
+    } catch (error) {
+      await this.emitEnd(state, 'failed', error);
+      throw error;
+    }
     await this.emitEnd(state, result.status, undefined);
     return result;
   }
