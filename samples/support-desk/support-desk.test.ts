@@ -1,0 +1,92 @@
+import { InMemoryStore, type ScriptedModel } from 'toolwright';
+import { SqliteStore } from '../../src/stores/sqlite.store';
+import { formatExchange, runConversation, type Exchange } from './conversation';
+import { AGENT_NAME, createSupportDesk } from './desk';
+import { selectModel } from './model';
+import { CONVERSATION, supportDeskModel } from './script';
+import { CUSTOMER, seedShop } from './shop';
+
+function demo(store = new InMemoryStore()) {
+  const model = supportDeskModel();
+  const shop = seedShop();
+  return { model, shop, store, desk: createSupportDesk({ model, store, shop }) };
+}
+
+const exchange = (exchanges: Exchange[], text: RegExp) => exchanges.find((e) => text.test(e.user))!;
+
+describe('support-desk demo, end to end', () => {
+  it('looks an order up, refunds it through last_order_id after a corrected argument, refuses a stranger’s order', async () => {
+    const { desk, shop, store, model } = demo();
+    const exchanges = await runConversation(desk, 'desk-1', CONVERSATION);
+    expect(exchanges.every((e) => e.result.status === 'completed')).toBe(true);
+
+    const lookup = exchange(exchanges, /where is my order/i);
+    expect(lookup.result.toolCalls).toEqual([expect.objectContaining({ name: 'order_lookup', status: 'ok' })]);
+    expect(lookup.result.output).toBe('Order A-100: 59.9 USD, shipped.');
+
+    const refund = exchange(exchanges, /refund/i).result;
+    expect(refund.toolCalls.map((c) => [c.name, c.status, c.code])).toEqual([
+      ['process_refund', 'error', 'INVALID_ARGUMENTS'],
+      ['process_refund', 'ok', undefined],
+    ]);
+    // No order_id in the corrected call: the tool used the session's last_order_id.
+    expect(JSON.parse(refund.toolCalls[1].arguments)).toEqual({ amount: 20, reason: 'Mug arrived broken' });
+    expect(JSON.parse(refund.toolCalls[1].result)).toMatchObject({ status: 'success', order_id: 'A-100', amount: 20 });
+    expect(shop.refunds.refundsFor('A-100')).toEqual([expect.objectContaining({ amount: 20, requestedBy: 'alice' })]);
+
+    const other = exchange(exchanges, /A-200/).result;
+    expect(JSON.parse(other.toolCalls[0].result)).toEqual({ status: 'blocked', reason: 'access_denied' });
+    expect(other.output).toMatch(/not on your account/);
+    expect(JSON.stringify(model.requests)).not.toContain('"userId":"bob"');
+
+    const session = await store.loadSession({ sessionId: 'desk-1', tenantId: CUSTOMER.tenantId });
+    expect(session!.state).toMatchObject({ last_order_id: 'A-100', user_id: 'alice' });
+    // Every turn's tool results stay in the history the model sees next.
+    const lastRequest = model.requests[model.requests.length - 1];
+    expect(lastRequest.messages.filter((m) => m.role === 'tool').map((m) => (m as { name: string }).name)).toEqual([
+      'order_lookup',
+      'process_refund',
+      'process_refund',
+      'lookup_order',
+      'remember_preference',
+    ]);
+    // The catalog offered the support tools only.
+    expect(lastRequest.tools.map((t) => t.name)).not.toContain('file_processor');
+  });
+
+  it('remembers the customer across two runs of the demo on one SQLite database', async () => {
+    const store = new SqliteStore({ path: ':memory:' });
+    try {
+      const first = await runConversation(demo(store).desk, 'desk-run-1', CONVERSATION);
+      expect(first[0].result.output).toBe('Hello Alice, nice to meet you! How can I help?');
+
+      // A second run: new model, new shop, new agent, new session; only the store is shared.
+      const second = await runConversation(demo(store).desk, 'desk-run-2', CONVERSATION);
+      expect(second[0].result.output).toBe('Welcome back, Alice! I remember: prefers updates by email.');
+      expect(JSON.parse(second[4].result.toolCalls[0].result).status).toBe('already_known');
+
+      const memory = await store.loadMemory({ agentName: AGENT_NAME, ...CUSTOMER });
+      expect(memory!.entries.map((e) => e.content)).toEqual(['Prefers updates by email']);
+      // Another customer of the desk starts with an empty memory.
+      expect(await store.loadMemory({ agentName: AGENT_NAME, userId: 'bob', tenantId: CUSTOMER.tenantId })).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('prints each tool call and its result readably', async () => {
+    const { desk } = demo();
+    const lines: string[] = [];
+    await runConversation(desk, 'desk-print', CONVERSATION, (e) => lines.push(formatExchange(e)));
+    const text = lines.join('\n');
+    expect(text).toContain('alice › Where is my order A-100?');
+    expect(text).toMatch(/⚙ process_refund\(\{"amount":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS: amount must be a number/);
+    expect(text).toContain('desk  › Done: refund RF-1 of 20 for order A-100 is approved.');
+  });
+
+  it('uses the embedded script unless the environment names a real model', () => {
+    expect((selectModel({}) as ScriptedModel).name).toBe('scripted-support-desk');
+    expect(selectModel({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3' }).name).toBe('openai:llama3');
+    expect(selectModel({ ANTHROPIC_API_KEY: 'k' }).name).toBe('anthropic:claude-sonnet-4-5');
+  });
+});
