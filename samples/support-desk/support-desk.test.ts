@@ -1,4 +1,4 @@
-import { InMemoryStore, type ScriptedModel } from 'toolwright';
+import { InMemoryStore, type ScriptedModel, type SessionStore } from 'toolwright';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import { formatExchange, runConversation, type Exchange } from './conversation';
 import { AGENT_NAME, createSupportDesk } from './desk';
@@ -6,7 +6,7 @@ import { selectModel } from './model';
 import { CONVERSATION, supportDeskModel } from './script';
 import { CUSTOMER, seedShop } from './shop';
 
-function demo(store = new InMemoryStore()) {
+function demo(store: SessionStore = new InMemoryStore()) {
   const model = supportDeskModel();
   const shop = seedShop();
   return { model, shop, store, desk: createSupportDesk({ model, store, shop }) };
