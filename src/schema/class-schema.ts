@@ -100,6 +100,14 @@ const FORMATS: Record<string, string> = {
   isRFC3339: 'date-time',
 };
 
+/** Constraints compiled to a keyword that Ajv applies to one JSON type only. */
+const NUMERIC = ['number', 'integer'];
+const APPLIES_TO: Record<string, string[]> = {
+  min: NUMERIC, max: NUMERIC, isPositive: NUMERIC, isNegative: NUMERIC, isDivisibleBy: NUMERIC,
+  minLength: ['string', 'date'], maxLength: ['string', 'date'], isLength: ['string', 'date'], matches: ['string', 'date'],
+  arrayMinSize: ['array'], arrayMaxSize: ['array'], arrayNotEmpty: ['array'], arrayUnique: ['array'],
+};
+
 const TYPE_CONSTRAINT: Record<string, string> = {
   string: 'isString',
   number: 'isNumber',
@@ -308,6 +316,8 @@ function buildValue(
 ): BuiltProperty {
   if (kind.kind === 'schema') {
     owner.freeForm = true;
+    // No keyword mapping for a schema given as is: class-validator runs its constraints.
+    if (metas.some((m) => !(m.type === 'conditionalValidation' && m.name === 'isOptional') && m.type !== 'isDefined')) owner.needsClassValidator = true;
     return { schema: structuredClone(kind.schema), validation: structuredClone(kind.schema) };
   }
   if (kind.kind === 'array') throw new ToolDefinitionError(`${where}: arrays of arrays are not supported. Wrap the inner array in a class.`);
@@ -363,8 +373,13 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
       const compatible = typeOf === kind || (typeOf === 'number' && kind === 'integer') || (typeOf === 'integer' && kind === 'number');
       if (!compatible) throw new ToolDefinitionError(`${where}: @${m.name.replace(/^is/, 'Is')}() disagrees with its type (${kind}). Make the TypeScript type and the decorator agree.`);
       refs.type = { constraint: m.name, meta: m };
+      if (m.name === 'isInt' && kind === 'number') schema.type = validation.type = 'integer'; // @Param({ type: 'number' }) or () => [Number]
       if (m.name === 'isNumber' && c[0] && Object.keys(c[0]).length) check(m); // maxDecimalPlaces and friends
       continue;
+    }
+    const appliesTo = APPLIES_TO[m.name];
+    if (appliesTo && !appliesTo.includes(kind)) {
+      throw new ToolDefinitionError(`${where}: the ${m.name} constraint cannot apply to a property of type ${kind} (class-validator would reject every value). Remove it or make the type agree.`);
     }
     switch (m.name) {
       case 'min': set('minimum', c[0], m); break;
@@ -390,7 +405,7 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
       case 'arrayNotEmpty': set('minItems', 1, m); break;
       case 'matches': {
         const re = c[0] instanceof RegExp ? c[0] : new RegExp(c[0], c[1]);
-        if (re.flags.replace(/[gu]/g, '')) {
+        if (re.flags.replace(/g/g, '')) {
           schema.pattern = re.source; // the model sees the pattern; its flags are enforced by the check
           check(m);
         } else set('pattern', re.source, m);
