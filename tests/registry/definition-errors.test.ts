@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Equals, IsInt, IsNumber, IsOptional, IsString, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, Equals, IsInt, IsNumber, IsOptional, IsString, Min, MinLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { Service } from 'typedi';
 import {
@@ -184,6 +184,17 @@ describe('decorators that disagree', () => {
       @Param() @IsInt() code!: string;
     }
     expect(buildError([toolFor(CodeInput)]).message).toMatch(/CodeInput\.code: @IsInt\(\) disagrees with its type \(string\)/);
+  });
+
+  it.each([
+    { label: '@Min on a string', make: () => { class MinInput { @Param() @Min(1) v!: string; } return MinInput; }, constraint: 'min', type: 'string' },
+    { label: '@MinLength on an array', make: () => { class LengthInput { @Param({ type: () => [String] }) @MinLength(2) v!: string[]; } return LengthInput; }, constraint: 'minLength', type: 'array' },
+    { label: '@ArrayMaxSize on a number', make: () => { class SizeInput { @Param() @ArrayMaxSize(2) v!: number; } return SizeInput; }, constraint: 'arrayMaxSize', type: 'number' },
+  ])('rejects $label, which class-validator would fail for every value', ({ make, constraint, type }) => {
+    const input = make();
+    const error = buildError([toolFor(input)]);
+    expect(error.message).toContain(`${input.name}.v: the ${constraint} constraint cannot apply to a property of type ${type}`);
+    expect(error.message).toMatch(/Remove it or make the type agree/);
   });
 
   it('rejects required: false without @IsOptional', () => {
