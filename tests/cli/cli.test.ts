@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildCli, ROOT, type BuiltCli } from './build-cli';
+import { runNode } from './run-cli';
+
+describe('toolwright CLI (built, run as a subprocess)', () => {
+  let cli: BuiltCli;
+  const run = (...args: string[]) => runNode(cli.main, args);
+  const withFixture = (...args: string[]) => run(...args, '--module', cli.fixture);
+
+  beforeAll(() => {
+    cli = buildCli();
+  }, 180_000);
+
+  describe('list', () => {
+    it('prints each tool with its parameters and declared hints', async () => {
+      const { code, stdout, stderr } = await withFixture('list');
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout).toContain('add [readOnly, idempotent]\n  Add two numbers.\n  - a: number  First addend\n  - b: number  Second addend');
+      expect(stdout).toContain('note\n');
+      expect(stdout).toContain('explode\n  Always fails (to show how unexpected errors are reported).\n  (no parameters)');
+    });
+
+    it('prints each provider format as JSON (--format json|openai|anthropic|gemini|mcp)', async () => {
+      const name = (t: { name?: string; function?: { name: string } }) => t.name ?? t.function?.name;
+      const expected = {
+        json: { name: 'add', parameters: expect.objectContaining({ required: ['a', 'b'] }), outputSchema: expect.any(Object) },
+        openai: { type: 'function', function: expect.objectContaining({ name: 'add', parameters: expect.any(Object) }) },
+        anthropic: { name: 'add', input_schema: expect.objectContaining({ type: 'object', required: ['a', 'b'] }) },
+        gemini: { name: 'add', parameters: expect.objectContaining({ type: 'object', required: ['a', 'b'] }) },
+        mcp: { name: 'add', inputSchema: expect.objectContaining({ type: 'object' }), outputSchema: expect.any(Object) },
+      };
+      const runs = await Promise.all(Object.keys(expected).map((format) => withFixture('list', '--format', format)));
+      Object.entries(expected).forEach(([format, shape], i) => {
+        expect({ format, code: runs[i].code }).toEqual({ format, code: 0 });
+        const tools = JSON.parse(runs[i].stdout) as { name?: string; function?: { name: string } }[];
+        expect(tools.map(name)).toEqual(['add', 'note', 'explode']);
+        expect(tools[0]).toMatchObject(shape);
+      });
+    });
+
+    it('rejects an unknown format with the allowed choices (exit 2)', async () => {
+      const { code, stderr } = await withFixture('list', '--format', 'yaml');
+      expect(code).toBe(2);
+      expect(stderr).toContain('Allowed choices are text, json, openai, anthropic, gemini, mcp');
+    });
+  });
+
+  describe('call', () => {
+    it('prints the result JSON and exits 0', async () => {
+      const { code, stdout, stderr } = await withFixture('call', 'add', '{"a": 2, "b": 40}');
+      expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: '{"sum":42}\n', stderr: '' });
+    });
+
+    it('builds the context from --user, --tenant and --session', async () => {
+      const { code, stdout } = await withFixture('call', 'note', '{"text":"hi"}', '--user', 'u-7', '--tenant', 't-3', '--session', 's-9');
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toEqual({ notes: ['hi'], sessionId: 's-9', userId: 'u-7', tenantId: 't-3', facts: 1 });
+    });
+
+    it('reports invalid arguments field by field (exit 2)', async () => {
+      const { code, stdout, stderr } = await withFixture('call', 'add', '{"a":"two","b":1}');
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^toolwright: INVALID_ARGUMENTS: Invalid arguments for tool "add"/);
+      expect(stderr).toContain('  - a: ');
+      expect(stderr).toContain('[isNumber]');
+    });
+
+    it('reports bad JSON with how to quote it (exit 2)', async () => {
+      const { code, stderr } = await withFixture('call', 'add', '{a: 1}');
+      expect(code).toBe(2);
+      expect(stderr).toContain('INVALID_JSON');
+      expect(stderr).toContain(`Pass the arguments as one JSON object in single quotes`);
+    });
+
+    it('reports an unknown tool with the available ones (exit 2)', async () => {
+      const { code, stderr } = await withFixture('call', 'refund');
+      expect(code).toBe(2);
+      expect(stderr).toBe('toolwright: TOOL_NOT_FOUND: Tool "refund" does not exist. Available tools: add, note, explode.\n');
+    });
+
+    it('reports a failing tool with its cause for the developer (exit 1)', async () => {
+      const { code, stdout, stderr } = await withFixture('call', 'explode');
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('toolwright: TOOL_FAILED: Tool "explode" failed: connection string');
+      expect(stderr).toContain('at ExplodeTool.execute');
+    });
+  });
+
+  describe('the tools module', () => {
+    it('loads .ts modules through ts-node: the default ./toolwright.config.ts (a default-exported factory) and --module', async () => {
+      const [listed, called] = await Promise.all([
+        runNode(cli.main, ['list', '--format', 'json'], join(ROOT, 'tests/fixtures/project')),
+        run('call', 'add', '{"a":1,"b":1}', '-m', 'tests/fixtures/toolwright.config.ts'),
+      ]);
+      expect(listed.stderr).toBe('');
+      expect(JSON.parse(listed.stdout).map((t: { name: string }) => t.name)).toEqual(['add', 'note', 'explode']);
+      expect(called).toEqual({ code: 0, stdout: '{"sum":2}\n', stderr: '' });
+    });
+
+    it('says which path is missing (exit 3)', async () => {
+      const { code, stderr } = await run('list', '--module', 'tests/fixtures/nope.ts');
+      expect(code).toBe(3);
+      expect(stderr).toBe(`toolwright: Module not found: ${join(ROOT, 'tests/fixtures/nope.ts')}. Check the --module path (relative paths start at ${ROOT}).\n`);
+    });
+
+    it('explains the default module when there is none (exit 3)', async () => {
+      const empty = mkdtempSync(join(ROOT, '.toolwright', 'empty-'));
+      try {
+        const { code, stderr } = await runNode(cli.main, ['list'], empty);
+        expect(code).toBe(3);
+        expect(stderr).toContain('No tools module: found neither ./toolwright.config.ts nor ./toolwright.config.js');
+        expect(stderr).toContain('pass --module <path>');
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
+      }
+    });
+
+    it('names the exports of a module without a registry (exit 3)', async () => {
+      const { code, stderr } = await run('list', '--module', 'tests/fixtures/no-registry.js');
+      expect(code).toBe(3);
+      expect(stderr).toContain('tests/fixtures/no-registry.js does not export a ToolRegistry (exports: tools, version).');
+      expect(stderr).toContain('export const registry = ToolRegistry.build');
+    });
+
+    it('reports a module that throws while loading (exit 3)', async () => {
+      const { code, stderr } = await run('call', 'add', '{}', '--module', 'tests/fixtures/throws-on-load.js');
+      expect(code).toBe(3);
+      expect(stderr).toBe('toolwright: Loading tests/fixtures/throws-on-load.js failed: cannot reach the config service\n');
+    });
+  });
+
+  it('prints help (exit 0) and rejects an unknown command (exit 2)', async () => {
+    const help = await run('--help');
+    expect(help.code).toBe(0);
+    for (const command of ['list', 'call', 'mcp', 'new']) expect(help.stdout).toContain(command);
+    const unknown = await run('deploy');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'deploy'");
+  });
+
+  describe('mcp --http', () => {
+    let child: ChildProcess | undefined;
+
+    afterEach(() => {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+    });
+
+    it('serves over Streamable HTTP behind --token and stops cleanly on SIGTERM', async () => {
+      child = spawn(process.execPath, [cli.main, 'mcp', '--http', '127.0.0.1:0', '--token', 's3cret', '--user', 'ops', '--module', cli.fixture], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+      const url = await new Promise<string>((resolve, reject) => {
+        let stderr = '';
+        child!.stderr!.setEncoding('utf8').on('data', (d: string) => {
+          stderr += d;
+          const match = /listening on (\S+) \(bearer token required\)/.exec(stderr);
+          if (match) resolve(match[1]);
+        });
+        child!.once('exit', () => reject(new Error(`mcp exited early: ${stderr}`)));
+      });
+
+      const denied = new Client({ name: 'no-token', version: '1' });
+      await expect(denied.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/401|Unauthorized/);
+
+      const client = new Client({ name: 'with-token', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer s3cret' } } }));
+      const result = await client.callTool({ name: 'note', arguments: { text: 'over http' } });
+      expect(JSON.parse((result.content as [{ text: string }])[0].text)).toMatchObject({ notes: ['over http'], userId: 'ops' });
+      await client.close();
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+  });
+});
