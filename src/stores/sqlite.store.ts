@@ -99,6 +99,8 @@ export class SqliteStore implements SessionStore {
   private readonly path: string;
   private readonly options: SqliteStoreOptions;
   private opened?: Database.Database;
+  /** Prepared once per SQL text: preparing costs more than running these small statements. */
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = options;
@@ -112,16 +114,14 @@ export class SqliteStore implements SessionStore {
       const db = this.db();
       // A read transaction: meta, state and history come from one consistent snapshot.
       return db.transaction(() => {
-        const row = db
-          .prepare('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?')
+        const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?')
           .get(tenantOf(key), key.sessionId) as SessionMetaRow | undefined;
         if (!row || this.expired(row)) return undefined;
-        const state = db.prepare('SELECT key, value FROM session_state WHERE session_pk = ?').raw().all(row.id) as Array<[string, string]>;
+        const state = this.sql('SELECT key, value FROM session_state WHERE session_pk = ?').raw().all(row.id) as Array<[string, string]>;
         const history = (
           limit === undefined
-            ? db.prepare('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq').pluck().all(row.id)
-            : db
-                .prepare('SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq')
+            ? this.sql('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq').pluck().all(row.id)
+            : this.sql('SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq')
                 .pluck()
                 .all(row.id, limit)
         ) as string[];
@@ -143,28 +143,26 @@ export class SqliteStore implements SessionStore {
       const db = this.db();
       const tenant = tenantOf(key);
       return db.transaction((): number => {
-        let row = db.prepare('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as SessionMetaRow | undefined;
+        let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as SessionMetaRow | undefined;
         if (row && this.expired(row)) {
           this.deleteRows(db, row.id);
           row = undefined;
         }
-        row ??= db
-          .prepare('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *')
+        row ??= this.sql('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *')
           .get(tenant, key.sessionId) as SessionMetaRow;
         const id = row.id;
-        const del = db.prepare('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
+        const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
         for (const k of c.deleted) del.run(id, k);
-        const upsert = db.prepare(
+        const upsert = this.sql(
           'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
         );
         for (const [k, v] of c.set) upsert.run(id, k, v);
         let seq = row.last_seq;
-        if (c.replaced) db.prepare('DELETE FROM session_messages WHERE session_pk = ?').run(id);
-        const insert = db.prepare('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
+        if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+        const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
         for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
         const ttl = this.options.sessionTtlSeconds;
-        const updated = db
-          .prepare(
+        const updated = this.sql(
             `UPDATE sessions SET
                user_id = COALESCE(?, user_id),
                user_input = CASE WHEN ? THEN ? ELSE user_input END,
@@ -192,7 +190,7 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       db.transaction(() => {
-        const id = db.prepare('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
+        const id = this.sql('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
           | number
           | undefined;
         if (id !== undefined) this.deleteRows(db, id);
@@ -205,7 +203,7 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction(() => {
-        const ids = db.prepare('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(Date.now()) as number[];
+        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(Date.now()) as number[];
         for (const id of ids) this.deleteRows(db, id);
         return ids.length;
       }).immediate();
@@ -216,11 +214,10 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction(() => {
-        const row = db
-          .prepare('SELECT id, summary, version FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
+        const row = this.sql('SELECT id, summary, version FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
           .get(tenantOf(key), key.agentName, key.userId) as { id: number; summary: string | null; version: number } | undefined;
         if (!row) return undefined;
-        const entries = db.prepare('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
+        const entries = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
         return toMemorySnapshot(key, { entries, summary: row.summary, version: row.version });
       }).deferred();
     });
@@ -231,17 +228,15 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction((): number => {
-        const row = db
-          .prepare(
+        const row = this.sql(
             `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
              ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
           )
           .get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
         let seq = row.last_seq;
-        const insert = db.prepare('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
+        const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
         for (const body of c.added) insert.run(row.id, ++seq, body);
-        return db
-          .prepare(
+        return this.sql(
             `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
              WHERE id = ? RETURNING version`,
           )
@@ -273,14 +268,24 @@ export class SqliteStore implements SessionStore {
     return db;
   }
 
+  /** Each SQL text is always used in one mode (plain, raw or pluck), so a cached statement keeps it. */
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db().prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   private expired(row: SessionMetaRow): boolean {
     return row.expires_at !== null && row.expires_at <= Date.now();
   }
 
   private deleteRows(db: Database.Database, id: number): void {
-    db.prepare('DELETE FROM session_state WHERE session_pk = ?').run(id);
-    db.prepare('DELETE FROM session_messages WHERE session_pk = ?').run(id);
-    db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+    this.sql('DELETE FROM session_state WHERE session_pk = ?').run(id);
+    this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+    this.sql('DELETE FROM sessions WHERE id = ?').run(id);
   }
 }
 
