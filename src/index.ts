@@ -9,7 +9,7 @@ export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolRegistry } from './registry/tool-registry';
 export type { ToolRegistryOptions, CallOptions, RegisteredTool } from './registry/tool-registry';
 export type { ContainerLike } from './container/container';
-export { typediContainer } from './container/container';
+export { typediContainer, fromTypedi } from './container/container';
 export type { JsonSchema, JsonSchemaType, ToolDefinition } from './schema/json-schema';
 export type { ArgumentLimits } from './validation/arguments';
 

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ContainerInstance } from 'typedi';
-import { ToolRegistry, type ClassType, type ContainerLike } from 'toolwright';
+import { ToolRegistry, fromTypedi, type ClassType, type ContainerLike } from 'toolwright';
 import { FileProcessorTool } from './file-processor.tool';
 import { LookupOrderTool } from './lookup-order.tool';
 import { OrderLookupTool } from './order-lookup.tool';
@@ -50,22 +50,14 @@ export function createSupportApp(options: SupportAppOptions = {}): SupportApp {
   options.configure?.(container);
   const registry = ToolRegistry.build({
     tools: SUPPORT_TOOLS,
-    container: resolveTools(container),
+    container: fromTypedi(container),
     // A 1 MiB upload is ~1.4 M characters of base64: more than the default 1 M argument limit.
     limits: { maxLength: 2_000_000 },
   });
   return { registry, container };
 }
 
-/**
- * typedi resolves `@Service()` classes in any container; tool classes only carry `@Tool`, so
- * register each on first use (toolwright's default adapter does the same for the global Container).
- */
+/** The tools resolved from a given typedi container (kept for the demo's imports). */
 export function resolveTools(container: ContainerInstance): ContainerLike {
-  return {
-    get<T>(cls: ClassType<T>): T {
-      if (!container.has(cls)) container.set({ id: cls, type: cls });
-      return container.get(cls);
-    },
-  };
+  return fromTypedi(container);
 }

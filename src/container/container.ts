@@ -1,4 +1,4 @@
-import { Container } from 'typedi';
+import { Container, type ContainerInstance } from 'typedi';
 import type { ClassType } from '../metadata/types';
 
 /** What the registry needs of a DI container: typedi's `Container` fits as it is. */
@@ -7,12 +7,17 @@ export interface ContainerLike {
 }
 
 /**
- * typedi's global Container, registering a tool class on first use so that tools need only
- * `@Tool` (which makes TypeScript emit the constructor types typedi injects from).
+ * A typedi container (the global one by default) that registers a tool class on first use, so
+ * tools need only `@Tool` (which makes TypeScript emit the constructor types typedi injects from).
  */
-export const typediContainer: ContainerLike = {
-  get<T>(cls: ClassType<T>): T {
-    if (!Container.has(cls)) Container.set({ id: cls, type: cls });
-    return Container.get(cls);
-  },
-};
+export function fromTypedi(container: ContainerInstance = Container.of()): ContainerLike {
+  return {
+    get<T>(cls: ClassType<T>): T {
+      if (!container.has(cls)) container.set({ id: cls, type: cls });
+      return container.get(cls);
+    },
+  };
+}
+
+/** The registry's default: typedi's global Container. */
+export const typediContainer: ContainerLike = fromTypedi();
