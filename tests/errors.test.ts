@@ -27,7 +27,7 @@ const errors: { error: ToolwrightError; cls: abstract new (...args: never[]) => 
   { error: new ModelError('openai', 'rate limited', 429, true), cls: ModelError, code: 'MODEL_FAILED' },
 ];
 
-describe.each(errors)('$error.name', ({ error, cls, code }) => {
+describe.each(errors)('$error.name ($code)', ({ error, cls, code }) => {
   it('extends ToolwrightError and Error, with its code and class name', () => {
     expect(error).toBeInstanceOf(cls);
     expect(error).toBeInstanceOf(ToolwrightError);

@@ -79,6 +79,14 @@ describe('scalars', () => {
     expect(propertyOf(Input, 'count')).toEqual({ type: 'integer' });
   });
 
+  it("maps @IsInt on @Param({ type: 'number' }) and on number items to integers", () => {
+    class Input {
+      @Param({ type: 'number' }) @IsInt() count!: number;
+      @Param({ type: () => [Number] }) @IsInt({ each: true }) ids!: number[];
+    }
+    expect(parametersOf(Input).properties).toEqual({ count: { type: 'integer' }, ids: { type: 'array', items: { type: 'integer' } } });
+  });
+
   it('maps a boolean', () => {
     class Input {
       @Param() @IsBoolean() active!: boolean;
@@ -286,6 +294,13 @@ describe('bounds and patterns', () => {
       @Param() @IsString() @Matches(/^[A-Z]-\d+$/) orderId!: string;
     }
     expect(propertyOf(Input, 'orderId')).toEqual({ type: 'string', pattern: '^[A-Z]-\\d+$' });
+  });
+
+  it('keeps the pattern of a unicode @Matches (the flag is enforced by a check)', () => {
+    class Input {
+      @Param() @IsString() @Matches(/^\p{Lu}+$/u) code!: string;
+    }
+    expect(propertyOf(Input, 'code')).toEqual({ type: 'string', pattern: '^\\p{Lu}+$' });
   });
 
   it('keeps the pattern of a case-insensitive @Matches (the flag is enforced by a check)', () => {
