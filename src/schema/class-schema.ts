@@ -166,6 +166,13 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   };
   constraintRefs.set(validation, objectRefs);
 
+  // Field initializers are the defaults the tool really gets (hydration keeps them): tell the model.
+  let probe: Record<string, unknown> | undefined;
+  try {
+    probe = new cls() as Record<string, unknown>;
+  } catch {
+    probe = undefined; // a class that needs constructor arguments has no initializer defaults to read
+  }
   for (const name of names) {
     const where = `${cls.name}.${name}`;
     const metas = (constraints.get(name) ?? []).filter((m) => m.type !== 'whitelistValidation');
@@ -186,7 +193,8 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     if (param.description) prop.schema.description = param.description;
     if (param.title) prop.schema.title = param.title;
     if (param.format) prop.schema.format = prop.validation.format = param.format;
-    if (param.default !== undefined) prop.schema.default = param.default;
+    const fallback = defaultOf(probe, name, param, where);
+    if (fallback !== undefined) prop.schema.default = fallback;
     if (param.examples) prop.schema.examples = [...param.examples];
     schema.properties![name] = prop.schema;
     // Optional properties accept null (as @IsOptional does); strict-mode providers send null for "absent".
@@ -198,6 +206,17 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   if (required.length) schema.required = validation.required = required;
   if (options.closed) schema.additionalProperties = validation.additionalProperties = false;
   return plan;
+}
+
+/** `@Param({ default })`, else the field initializer's value; both given must agree. */
+function defaultOf(probe: Record<string, unknown> | undefined, name: string, param: ParamMetadata, where: string): unknown {
+  const initial = probe && Object.prototype.hasOwnProperty.call(probe, name) ? probe[name] : undefined;
+  if (initial === undefined || initial === null || typeof initial === 'function') return param.default;
+  const json = JSON.stringify(initial);
+  if (param.default !== undefined && JSON.stringify(param.default) !== json) {
+    throw new ToolDefinitionError(`${where}: @Param({ default: ${JSON.stringify(param.default)} }) differs from its initializer (${json}). Keep one.`);
+  }
+  return JSON.parse(json);
 }
 
 function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: ValidationMetadata[], where: string): Kind {
