@@ -85,7 +85,7 @@ export class AgentMemory {
 
   /**
    * Ranked full-text search (BM25 via MiniSearch, with prefix and light fuzzy matching) over
-   * this memory's entries and summary terms; best first, at most `limit`.
+   * this memory's entries (content, category, context); best first, at most `limit`.
    */
   search(query: string, limit = 10): MemorySearchResult[] {
     if (!query.trim() || limit <= 0) return [];
