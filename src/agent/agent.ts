@@ -199,6 +199,7 @@ interface CallOutcome {
   error?: ToolwrightError;
   status: ToolCallRecord['status'];
   durationMs: number;
+  handling?: 'retry' | ErrorBoundary | 'abort';
 }
 
 interface ToolPlan {
@@ -232,6 +233,9 @@ export class Agent {
   private readonly hooks: readonly AgentHooks[];
   private readonly before: AgentHooks['beforeToolCall'][];
   private readonly after: AgentHooks['afterToolCall'][];
+  private readonly onError: AgentHooks['onToolError'][];
+  /** Some hook set watches run start/end. */
+  private readonly observed: boolean;
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -255,6 +259,8 @@ export class Agent {
     this.hooks = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? [...options.hooks] : [options.hooks as AgentHooks];
     this.before = this.hooks.filter((h) => h.beforeToolCall).map((h) => h.beforeToolCall!.bind(h));
     this.after = this.hooks.filter((h) => h.afterToolCall).map((h) => h.afterToolCall!.bind(h));
+    this.onError = this.hooks.filter((h) => h.onToolError).map((h) => h.onToolError!.bind(h));
+    this.observed = this.hooks.some((h) => h.onRunStart || h.onRunEnd);
   }
 
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */
@@ -305,7 +311,7 @@ export class Agent {
   // --- the run -------------------------------------------------------------------------------
 
   private async drive(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
-    await this.emitStart(state);
+    if (this.observed) await this.emitStart(state);
     let result: RunResult;
     let stored: StoredRun | undefined;
     try {
@@ -326,16 +332,16 @@ export class Agent {
         : error;
       // Keep what happened (the history is complete: every call has its result); the failure wins over a save error.
       await this.save(state, state.hadPending ? null : undefined).catch(() => undefined);
-      await this.emitEnd(state, 'failed', failure);
+      if (this.observed) await this.emitEnd(state, 'failed', failure);
       throw failure;
     }
     try {
       await this.save(state, stored ?? (state.hadPending ? null : undefined));
     } catch (error) {
-      await this.emitEnd(state, 'failed', error);
+      if (this.observed) await this.emitEnd(state, 'failed', error);
       throw error;
     }
-    await this.emitEnd(state, result.status, undefined);
+    if (this.observed) await this.emitEnd(state, result.status, undefined);
     return result;
   }
 
@@ -345,7 +351,8 @@ export class Agent {
     for (;;) {
       if (state.signal?.aborted) throw new RunAbortedError(state.key.sessionId, context.getConversationHistory(), state.signal.reason);
       if (state.turns >= this.maxTurns) throw new MaxTurnsExceededError(this.maxTurns, state.key.sessionId, context.getConversationHistory());
-      const selection = await this.select(state);
+      const selected = this.select(state);
+      const selection = selected instanceof Promise ? await selected : selected;
       const response = await this.model.generate({
         instructions: state.instructions,
         messages: context.getConversationHistory(),
@@ -363,8 +370,10 @@ export class Agent {
         return undefined;
       }
       const assistant = { role: 'assistant' as const, content: response.content, toolCalls: calls };
-      const approvals = await this.approvalsNeeded(state, calls, selection);
-      if (approvals.length > 0) return this.pause(state, assistant, approvals);
+      if (this.approvalTools.length > 0) {
+        const approvals = await this.approvalsNeeded(state, calls, selection);
+        if (approvals.length > 0) return this.pause(state, assistant, approvals);
+      }
       context.addMessage(assistant);
       await this.runCalls(state, calls, selection, undefined);
     }
@@ -385,7 +394,7 @@ export class Agent {
       outcomes[i] = await this.execute(state, calls[i], selection, decisions?.[calls[i].id]);
     };
     if (calls.length === 1) {
-      await exec(0);
+      outcomes[0] = await this.execute(state, calls[0], selection, decisions?.[calls[0].id]);
     } else {
       for (let i = 0; i < calls.length; ) {
         if (this.plans.get(calls[i].name)?.tool.sequential) {
@@ -401,21 +410,28 @@ export class Agent {
 
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
-      const fail = await this.settle(state, outcome);
+      const fail = this.settle(state, outcome);
+      if (outcome.error && this.onError.length > 0) await this.reportError(state, outcome);
       failure ??= fail;
     }
     if (failure) throw failure();
   }
 
+  private async reportError(state: RunState, o: CallOutcome): Promise<void> {
+    for (const hook of this.onError) {
+      await hook!({ ...this.event(state, o.call, o.arguments), error: o.error!, handling: o.handling!, durationMs: o.durationMs });
+    }
+  }
+
   /** Records one outcome in the history; returns the run failure it causes, if any. */
-  private async settle(state: RunState, o: CallOutcome): Promise<(() => AgentRunError) | undefined> {
+  private settle(state: RunState, o: CallOutcome): (() => AgentRunError) | undefined {
     const { call, error } = o;
     const history = () => state.context.getConversationHistory();
     const sessionId = state.key.sessionId;
     let content: string;
     let failure: (() => AgentRunError) | undefined;
     if (error) {
-      const handling = this.handling(error, state, call);
+      const handling = (o.handling = this.handling(error, state, call));
       if (handling === 'retry') {
         const attempts = (state.failures[call.name] = (state.failures[call.name] ?? 0) + 1);
         if (attempts > (this.retryBudgets[call.name] ?? this.retryBudget)) {
@@ -425,9 +441,6 @@ export class Agent {
         failure = () => new ToolCallFailedError(call.name, call.id, sessionId, history(), error);
       } else if (handling === 'abort') {
         failure = () => new RunAbortedError(sessionId, history(), state.signal?.reason);
-      }
-      for (const hook of this.hooks) {
-        if (hook.onToolError) await hook.onToolError({ ...this.event(state, call, o.arguments), error, handling, durationMs: o.durationMs });
       }
       content = error.toToolResult();
     } else {
@@ -455,21 +468,23 @@ export class Agent {
   private async execute(state: RunState, call: ToolCall, selection: CatalogSelection, decision: ApprovalDecision | undefined): Promise<CallOutcome> {
     const started = performance.now();
     let args: string | Record<string, unknown> = call.arguments;
-    const outcome = (fields: Pick<CallOutcome, 'status' | 'result' | 'error'>): CallOutcome => ({
+    const outcome = (status: CallOutcome['status'], result: string | undefined, error?: ToolwrightError): CallOutcome => ({
       call,
       arguments: typeof args === 'string' ? args : JSON.stringify(args),
+      result,
+      error,
+      status,
       durationMs: performance.now() - started,
-      ...fields,
     });
     try {
       if (selection.offered && !selection.offered.has(call.name)) throw new ToolNotFoundError(call.name, [...selection.offered]);
       if (decision) {
-        if (!decision.approve) return outcome({ status: 'rejected', result: refusal('REJECTED', `A human rejected this call: ${decision.reason}`) });
+        if (!decision.approve) return outcome('rejected', refusal('REJECTED', `A human rejected this call: ${decision.reason}`));
         if (decision.arguments !== undefined) args = decision.arguments;
       }
       for (const hook of this.before) {
         const verdict = await hook!(this.event(state, call, args));
-        if (verdict && 'deny' in verdict) return outcome({ status: 'denied', result: refusal('DENIED', verdict.deny) });
+        if (verdict && 'deny' in verdict) return outcome('denied', refusal('DENIED', verdict.deny));
         if (verdict && 'arguments' in verdict) args = verdict.arguments;
       }
       let result = await this.registry.call(call.name, args, state.context, state.memory, {
@@ -481,10 +496,10 @@ export class Agent {
         const replaced = await hook!({ ...this.event(state, call, args), result, durationMs: performance.now() - started });
         if (typeof replaced === 'string') result = replaced;
       }
-      return outcome({ status: 'ok', result });
+      return outcome('ok', result);
     } catch (error) {
       // A hook that throws is an unexpected failure like a tool that throws.
-      return outcome({ status: 'error', error: error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error) });
+      return outcome('error', undefined, error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error));
     }
   }
 

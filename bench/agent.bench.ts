@@ -1,0 +1,265 @@
+/**
+ * Agent-loop benchmark: `npx ts-node --transpile-only -r ./bench/toolwright-alias.js bench/agent.bench.ts [--rounds=5] [--no-write]`
+ * (or `npm run bench -- --all`). ts-node only compiles at load; the measured loops run plain JS.
+ *
+ * One run = user message → model turn 1 returns one process_refund call → the tool runs → model
+ * turn 2 returns the final text → the session (history) is saved. Every contender gets the same
+ * model responses from an in-process fake (no network, no tokens), the same tool body and a new
+ * session per run. Contenders run interleaved in one process; the table shows medians of rounds.
+ */
+import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { IsNumber, IsOptional, IsString, Min, MinLength } from 'class-validator';
+import { Agent, InMemoryStore, Param, Tool, ToolRegistry, type Model, type ModelResponse, type ToolInterface } from 'toolwright';
+import { z } from 'zod';
+
+// --- the shared workload ---------------------------------------------------------------------
+
+const ORDERS = new Map<string, { id: string; total: number }>(Array.from({ length: 1000 }, (_, i) => [`O-${i}`, { id: `O-${i}`, total: 10 + (i % 200) }] as const));
+const ARGS = JSON.stringify({ order_id: 'O-421', amount: 12.5, reason: 'arrived damaged' });
+const FINAL_TEXT = 'Refunded 12.5 for order O-421.';
+const USER = 'Please refund O-421, it arrived damaged.';
+
+function refund(args: { order_id: string; amount?: number; reason: string }) {
+  const order = ORDERS.get(args.order_id);
+  if (!order) return { status: 'error', message: 'Order not found' };
+  return { status: 'success', refund_id: `R-${order.id}`, amount: args.amount ?? order.total };
+}
+
+// --- contenders: each returns a function doing one run on a new session ------------------------
+
+type RunOnce = (i: number) => Promise<string>;
+
+class RefundInput {
+  @Param({ description: 'The order ID to refund' }) @IsString() @MinLength(1) order_id!: string;
+  @Param({ description: 'Refund amount' }) @IsOptional() @IsNumber() @Min(0) amount?: number;
+  @Param({ description: 'Reason for refund' }) @IsString() @MinLength(1) reason!: string;
+}
+
+@Tool({ name: 'process_refund', description: 'Process a refund for an order', input: RefundInput })
+class RefundTool implements ToolInterface<RefundInput> {
+  execute(args: RefundInput) {
+    return refund(args);
+  }
+}
+
+function toolwright(): RunOnce {
+  const model: Model = {
+    name: 'bench',
+    async generate(request): Promise<ModelResponse> {
+      const last = request.messages[request.messages.length - 1];
+      return last.role === 'tool'
+        ? { content: FINAL_TEXT, toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } }
+        : { content: null, toolCalls: [{ id: 'call_1', name: 'process_refund', arguments: ARGS }], usage: { inputTokens: 10, outputTokens: 5 } };
+    },
+  };
+  const registry = ToolRegistry.build({ tools: [RefundTool] });
+  const make = () => new Agent({ name: 'bench', instructions: 'You process refunds.', model, tools: registry, store: new InMemoryStore() });
+  let agent = make();
+  return async (i) => {
+    // A new store now and then keeps the heap flat (100k sessions otherwise); construction is rare and cheap.
+    if (i % 5000 === 0) agent = make();
+    const result = await agent.run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
+    return result.output!;
+  };
+}
+
+/** The least a loop can do: a history array, the model, JSON.parse, the tool, JSON.stringify, a Map as the store. */
+function minimal(): RunOnce {
+  type Msg = { role: string; content: string | null; toolCalls?: { id: string; name: string; arguments: string }[]; toolCallId?: string };
+  const model = async (messages: Msg[]) =>
+    messages[messages.length - 1].role === 'tool'
+      ? { content: FINAL_TEXT, toolCalls: [] as { id: string; name: string; arguments: string }[] }
+      : { content: null, toolCalls: [{ id: 'call_1', name: 'process_refund', arguments: ARGS }] };
+  const tools: Record<string, (args: never) => unknown> = { process_refund: refund };
+  let sessions = new Map<string, Msg[]>();
+  return async (i) => {
+    if (i % 5000 === 0) sessions = new Map();
+    const id = `s-${i}`;
+    const history = sessions.get(id) ?? [];
+    history.push({ role: 'user', content: USER });
+    for (;;) {
+      const response = await model(history);
+      history.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+      if (response.toolCalls.length === 0) {
+        sessions.set(id, history);
+        return response.content!;
+      }
+      for (const call of response.toolCalls) {
+        const result = tools[call.name](JSON.parse(call.arguments) as never);
+        history.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
+      }
+    }
+  };
+}
+
+const refundSchema = z.object({ order_id: z.string().min(1), amount: z.number().min(0).optional(), reason: z.string().min(1) });
+
+async function vercelAiSdk(): Promise<RunOnce> {
+  const { generateText, tool, stepCountIs } = await import('ai');
+  const { MockLanguageModelV3 } = await import('ai/test');
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: 5, reasoning: undefined },
+  };
+  const model = new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      const last = options.prompt[options.prompt.length - 1];
+      return last.role === 'tool'
+        ? { content: [{ type: 'text', text: FINAL_TEXT }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }
+        : {
+            content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'process_refund', input: ARGS }],
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage,
+            warnings: [],
+          };
+    },
+  } as ConstructorParameters<typeof MockLanguageModelV3>[0]);
+  const tools = { process_refund: tool({ description: 'Process a refund for an order', inputSchema: refundSchema, execute: async (args) => refund(args) }) };
+  let sessions = new Map<string, unknown[]>();
+  return async (i) => {
+    if (i % 5000 === 0) sessions = new Map();
+    const id = `s-${i}`;
+    const history = [...((sessions.get(id) ?? []) as never[]), { role: 'user' as const, content: USER }];
+    const result = await generateText({ model, system: 'You process refunds.', messages: history, tools, stopWhen: stepCountIs(5) });
+    sessions.set(id, [...history, ...result.response.messages]);
+    return result.text;
+  };
+}
+
+async function openaiAgents(): Promise<RunOnce> {
+  const core = await import('@openai/agents-core');
+  const model = {
+    async getResponse(request: { input: string | Array<{ type?: string }> }) {
+      const input = request.input;
+      const done = Array.isArray(input) && input.some((item) => item.type === 'function_call_result');
+      const usage = new core.Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 });
+      return done
+        ? { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: FINAL_TEXT }] }] }
+        : { usage, output: [{ type: 'function_call', callId: 'call_1', name: 'process_refund', arguments: ARGS, status: 'completed' }] };
+    },
+    getStreamedResponse(): never {
+      throw new Error('not used');
+    },
+  };
+  const agent = new core.Agent({
+    name: 'bench',
+    instructions: 'You process refunds.',
+    model: model as never,
+    tools: [core.tool({ name: 'process_refund', description: 'Process a refund for an order', parameters: refundSchema, execute: async (args) => JSON.stringify(refund(args)) })],
+  });
+  const runner = new core.Runner({ tracingDisabled: true });
+  let sessions = new Map<string, unknown[]>();
+  return async (i) => {
+    if (i % 5000 === 0) sessions = new Map();
+    const id = `s-${i}`;
+    const input = [...((sessions.get(id) ?? []) as never[]), { role: 'user', content: USER } as never];
+    const result = await runner.run(agent, input);
+    sessions.set(id, result.history);
+    return String(result.finalOutput);
+  };
+}
+
+// --- harness ---------------------------------------------------------------------------------
+
+const option = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const ROUNDS = option('rounds', 5);
+const TARGET_MS = option('ms', 600);
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+let counter = 0;
+async function measure(run: RunOnce, n: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const out = await run(counter++);
+    if (out !== FINAL_TEXT) throw new Error(`unexpected output: ${out}`);
+  }
+  return Number(process.hrtime.bigint() - start) / 1000 / n;
+}
+
+const CONTENDERS: Record<string, { label: string; make: () => RunOnce | Promise<RunOnce> }> = {
+  minimal: { label: 'hand-written minimal loop', make: minimal },
+  toolwright: { label: 'toolwright Agent', make: toolwright },
+  ai: { label: 'Vercel AI SDK 6 (generateText)', make: vercelAiSdk },
+  'openai-agents': { label: '@openai/agents-core 0.14 (Runner)', make: openaiAgents },
+};
+
+/** Child: one contender, warm-up, then ~TARGET_MS of runs; prints µs a run. */
+async function child(name: string): Promise<void> {
+  const run = await CONTENDERS[name].make();
+  await measure(run, 2000); // warm-up (JIT) and correctness check
+  const estimate = await measure(run, 500);
+  const us = await measure(run, Math.max(200, Math.round((TARGET_MS * 1000) / estimate)));
+  process.stdout.write(JSON.stringify({ us, rssMb: process.memoryUsage().rss / 2 ** 20 }) + '\n');
+}
+
+/**
+ * Parent: each contender in its own process (libraries that install async hooks or
+ * AsyncLocalStorage would otherwise slow every other contender's promises), rounds interleaved
+ * with the order rotating, medians reported.
+ */
+async function main(): Promise<void> {
+  const only = process.argv.find((a) => a.startsWith('--contender='))?.split('=')[1];
+  if (only) return child(only);
+  const names = Object.keys(CONTENDERS);
+  const samples = new Map<string, number[]>(names.map((n) => [n, []]));
+  const skipped = new Map<string, string>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + round) % names.length];
+      if (skipped.has(name)) continue;
+      const result = spawnSync(process.execPath, [...process.execArgv, __filename, `--contender=${name}`, `--ms=${TARGET_MS}`], {
+        encoding: 'utf8',
+        env: process.env,
+      });
+      if (result.status !== 0) {
+        skipped.set(name, (result.stderr || result.stdout).trim().split('\n').slice(0, 3).join(' '));
+        continue;
+      }
+      samples.get(name)!.push(JSON.parse(result.stdout.trim().split('\n').pop()!).us);
+    }
+  }
+  for (const [name, why] of skipped) console.error(`${name}: skipped (${why})`);
+  const measured = names.filter((n) => samples.get(n)!.length > 0);
+  const floor = median(samples.get('minimal')!);
+  const rows = measured.map((name) => {
+    const us = median(samples.get(name)!);
+    return `| ${CONTENDERS[name].label} | ${us.toFixed(2)} | ${Math.round(1e6 / us).toLocaleString('en-US')} | ${(us / floor).toFixed(1)}× |`;
+  });
+  const twUs = median(samples.get('toolwright')!);
+  const table = [
+    '| contender | µs / run | runs / s | × minimal loop |',
+    '|---|---:|---:|---:|',
+    ...rows,
+    '',
+    `toolwright: ${twUs.toFixed(2)} µs a run (target < 30 µs: ${twUs < 30 ? 'met' : 'missed'}).`,
+    '',
+    `Medians of ${ROUNDS} rounds; each round runs every contender in its own process (order rotating), ~${TARGET_MS} ms of runs after 2,000 warm-up runs; ` +
+      `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load average ${os.loadavg()[0].toFixed(1)} at the end, ${new Date().toISOString().slice(0, 10)}.`,
+  ].join('\n');
+  console.log(table);
+  if (!process.argv.includes('--no-write')) writeTable(table);
+}
+
+function writeTable(table: string): void {
+  const file = path.join(__dirname, 'AGENT.md');
+  const START = '<!-- bench:agent:start -->';
+  const END = '<!-- bench:agent:end -->';
+  const current = readFileSync(file, 'utf8');
+  const start = current.indexOf(START);
+  const end = current.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`bench/AGENT.md lacks the ${START} … ${END} markers`);
+  writeFileSync(file, current.slice(0, start + START.length) + '\n' + table + '\n' + current.slice(end));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
