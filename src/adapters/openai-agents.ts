@@ -1,0 +1,51 @@
+/**
+ * OpenAI Agents SDK adapter: `import { toOpenAIAgentsTools } from 'toolwright/adapters/openai-agents'`.
+ * Needs the optional peer dependency `@openai/agents-core` (or `@openai/agents`, which re-exports it).
+ */
+import { tool, type FunctionTool, type RunContext } from '@openai/agents-core';
+import type { ToolRegistry } from '../registry/tool-registry';
+import { nullsToAbsent, toOpenAITool } from '../schema/providers';
+import { runTool, selectDefinitions, type AdapterOptions } from './shared';
+
+export type { AdapterOptions, SessionSource, ToolSession } from './shared';
+
+/** What a session resolver receives: the run's context (`runner.run(agent, input, { context })`) and the call id. */
+export interface OpenAIAgentsRuntime<C = unknown> {
+  runContext?: RunContext<C>;
+  toolCallId?: string;
+}
+
+export interface OpenAIAgentsOptions<C = unknown> extends AdapterOptions<OpenAIAgentsRuntime<C>> {
+  /**
+   * OpenAI strict mode (default false): the schema is rewritten so optional fields are nullable,
+   * and the model's nulls are mapped back to absent before toolwright validates the arguments.
+   * A schema strict mode cannot express falls back to non-strict.
+   */
+  strict?: boolean;
+}
+
+/**
+ * The registry's tools as Agents SDK FunctionTools for `new Agent({ tools })`. The JSON Schema is
+ * passed through; toolwright validates the arguments and runs the tool. By default a typed error
+ * comes back to the model as its compact JSON result.
+ */
+export function toOpenAIAgentsTools<C = unknown>(registry: ToolRegistry, options: OpenAIAgentsOptions<C>): FunctionTool<C>[] {
+  return selectDefinitions(registry, options.tools).map((def) => {
+    const { function: fn } = toOpenAITool(def, { strict: options.strict });
+    const strict = fn.strict === true;
+    const name = def.name;
+    return tool({
+      name,
+      description: def.description,
+      // A JSON Schema object; the SDK only parses the model's JSON and leaves validation to us.
+      parameters: fn.parameters as never,
+      strict: strict as false,
+      execute: async (input: unknown, runContext?: RunContext<C>, details?: { toolCall?: { callId?: string } }) => {
+        const args = strict ? nullsToAbsent(def.parameters, input) : input;
+        const toolCallId = details?.toolCall?.callId;
+        const { text } = await runTool(registry, name, (args ?? {}) as object, options, { runContext, toolCallId }, { toolCallId });
+        return text;
+      },
+    }) as unknown as FunctionTool<C>;
+  });
+}

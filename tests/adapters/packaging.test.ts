@@ -1,0 +1,75 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk'];
+
+/** The bare module specifiers a source file loads at run time (type-only imports are erased). */
+function runtimeImports(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  const specifiers: string[] = [];
+  const pattern = /^(?!\s*(?:import|export)\s+type\b).*?(?:from\s+|import\s*\(\s*|require\s*\(\s*|^import\s+)'([^']+)'/gm;
+  for (const match of source.matchAll(pattern)) specifiers.push(match[1]);
+  return specifiers;
+}
+
+/** Every package reachable from `entry` through relative runtime imports. */
+function reachablePackages(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const spec of runtimeImports(file)) {
+      if (!spec.startsWith('.')) {
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+        continue;
+      }
+      const base = resolve(dirname(file), spec);
+      const target = [`${base}.ts`, join(base, 'index.ts')].find(existsSync);
+      if (target) visit(target);
+    }
+  };
+  visit(entry);
+  return packages;
+}
+
+describe('packaging: optional integrations stay out of the core', () => {
+  it('declares the agent runtimes and the MCP SDK as optional peers, installed for development', () => {
+    for (const name of OPTIONAL_PEERS) {
+      expect({ name, peer: typeof pkg.peerDependencies?.[name], optional: pkg.peerDependenciesMeta?.[name]?.optional, dev: typeof pkg.devDependencies?.[name] }).toEqual({
+        name,
+        peer: 'string',
+        optional: true,
+        dev: 'string',
+      });
+      expect(pkg.dependencies?.[name]).toBeUndefined();
+    }
+  });
+
+  it('the root entry point loads none of them', () => {
+    const reached = reachablePackages(join(ROOT, 'src/index.ts'));
+    expect(reached.has('class-validator')).toBe(true); // the scan does follow imports
+    expect(OPTIONAL_PEERS.filter((name) => reached.has(name))).toEqual([]);
+  });
+
+  it('maps every subpath export to a compiled module of an existing source file', () => {
+    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    expect(pkg.bin.toolwright).toBe('dist/cli/main.js');
+    expect(readFileSync(join(ROOT, 'src/cli/main.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const subpaths = Object.entries(pkg.exports as Record<string, string | { default: string; types: string }>).filter(([key]) => key !== './package.json');
+    expect(subpaths.map(([key]) => key)).toEqual(['.', './mcp', './adapters/ai-sdk', './adapters/openai-agents', './adapters/langchain']);
+    for (const [, target] of subpaths) {
+      const { default: js, types } = target as { default: string; types: string };
+      expect(types).toBe(js.replace(/\.js$/, '.d.ts'));
+      expect(existsSync(join(ROOT, js.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')))).toBe(true);
+    }
+  });
+
+  it('each adapter module imports only its own runtime', () => {
+    expect([...reachablePackages(join(ROOT, 'src/adapters/ai-sdk.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['ai']);
+    expect([...reachablePackages(join(ROOT, 'src/adapters/openai-agents.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['@openai/agents-core']);
+    expect([...reachablePackages(join(ROOT, 'src/adapters/langchain.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['@langchain/core']);
+  });
+});
