@@ -31,8 +31,11 @@ export type {
 } from './session/snapshots';
 
 // Stores
-export type { SessionStore } from './stores/store';
+export type { SessionStore, LoadSessionOptions } from './stores/store';
 export { InMemoryStore } from './stores/in-memory.store';
+export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.store';
+export { RedisStore, type RedisStoreOptions } from './stores/redis.store';
+export { PostgresStore, type PostgresStoreOptions } from './stores/postgres.store';
 
 // Models
 export type { Model, ModelRequest, ModelResponse, ModelUsage } from './agent/model';

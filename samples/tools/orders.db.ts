@@ -1,3 +1,5 @@
+// Before any decorated class: typedi injects from the constructor types this polyfill records.
+import 'reflect-metadata';
 import { Service } from 'typedi';
 
 /** Where a parcel is; the states the model may see. */

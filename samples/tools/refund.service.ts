@@ -1,3 +1,5 @@
+// Before any decorated class: typedi injects from the constructor types this polyfill records.
+import 'reflect-metadata';
 import { Service } from 'typedi';
 import type { Order } from './orders.db';
 

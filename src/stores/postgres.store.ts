@@ -1,4 +1,4 @@
-import { Pool, type PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
@@ -100,7 +100,7 @@ export class PostgresStore implements SessionStore {
     const timeout = options.statementTimeoutMs ?? 5000;
     this.pool =
       options.pool ??
-      new Pool({
+      new (pg().Pool)({
         connectionString: options.connectionString,
         connectionTimeoutMillis: timeout,
         statement_timeout: timeout,
@@ -313,4 +313,10 @@ export class PostgresStore implements SessionStore {
       db.release(broken);
     }
   }
+}
+
+/** pg is an optional peer dependency: loaded only when a PostgresStore makes its own pool. */
+function pg(): typeof import('pg') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('pg');
 }

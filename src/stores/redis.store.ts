@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore } from './store';
@@ -125,8 +125,8 @@ export class RedisStore implements SessionStore {
     this.client =
       options.client ??
       (options.url
-        ? new Redis(options.url, failFast)
-        : new Redis({ host: options.host ?? '127.0.0.1', port: options.port ?? 6379, ...failFast }));
+        ? new (ioredis())(options.url, failFast)
+        : new (ioredis())({ host: options.host ?? '127.0.0.1', port: options.port ?? 6379, ...failFast }));
     // Errors reach callers as StoreUnavailableError; without a listener ioredis would also log them.
     if (this.owned) this.client.on('error', () => undefined);
     this.client.defineCommand('toolwrightSaveSession', { numberOfKeys: 3, lua: SAVE_SESSION });
@@ -219,4 +219,10 @@ export class RedisStore implements SessionStore {
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
     else this.client.disconnect();
   }
+}
+
+/** ioredis is an optional peer dependency: loaded only when a RedisStore makes its own client. */
+function ioredis(): typeof Redis {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('ioredis');
 }
