@@ -18,7 +18,7 @@ import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
 import { buildClassPlan, hydrate, type Check, type ClassPlan } from '../schema/class-schema';
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
-import { AgentContext } from '../session/agent-context';
+import { AgentContext, type ToolCallInfo } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, toFieldErrors } from '../validation/ajv';
@@ -172,13 +172,21 @@ export class ToolRegistry {
   }
 }
 
-function callInfo(context: AgentContext, name: string, toolCallId = 'direct', signal?: AbortSignal) {
-  // Stable across retries and resumes of the same model call; opaque so it leaks no ids.
-  const idempotencyKey = createHash('sha256')
-    .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${toolCallId}`)
-    .digest('hex')
-    .slice(0, 32);
-  return { id: toolCallId, name, idempotencyKey, signal };
+function callInfo(context: AgentContext, name: string, toolCallId = 'direct', signal?: AbortSignal): ToolCallInfo {
+  let key: string | undefined;
+  return {
+    id: toolCallId,
+    name,
+    signal,
+    // Hashed on first read (most tools never ask). Stable across retries and resumes of the
+    // same model call; opaque, so it leaks no ids.
+    get idempotencyKey() {
+      return (key ??= createHash('sha256')
+        .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${toolCallId}`)
+        .digest('hex')
+        .slice(0, 32));
+    },
+  };
 }
 
 /** Runs a call under a timeout and/or the caller's signal; the tool sees one combined signal. */
