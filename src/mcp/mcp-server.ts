@@ -76,7 +76,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         text = await registry.call(name, args ?? {}, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal });
       } finally {
         // What the tool wrote before failing is kept, as it would be in an agent turn.
-        await save(store, key, memoryKey, context, memory);
+        await save(store, key, memoryKey, context, memory, snapshot?.userId);
       }
       const result: CallToolResult = { content: [{ type: 'text', text }] };
       if (tools.find((t) => t.name === name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
@@ -111,8 +111,11 @@ async function save(
   memoryKey: { agentName: string; userId: string; tenantId?: string },
   context: AgentContext,
   memory: AgentMemory,
+  storedUserId: string | undefined,
 ): Promise<void> {
   const changes = context.takeChanges();
+  // A call that changed nothing costs no write (the userId is only news for a new session).
+  if (changes.userId === storedUserId) delete changes.userId;
   const memoryChanges = memory.takeChanges();
   await Promise.all([
     isEmptySessionChanges(changes) ? undefined : store.saveSession(key, changes),

@@ -117,6 +117,9 @@ describe('MCP over Streamable HTTP (SDK client, loopback)', () => {
     expect(textOf(a2).sessionId).toBe(sessionId);
     const snapshot = await store.loadSession({ sessionId, tenantId: 't1' });
     expect(snapshot?.state.notes).toEqual(['alice-1', 'alice-2']);
+    // A call that changes nothing writes nothing.
+    await call(alice, 'add', { a: 1, b: 1 });
+    expect((await store.loadSession({ sessionId, tenantId: 't1' }))?.version).toBe(snapshot!.version);
 
     // A new MCP session starts with fresh state, while the user's memory carries over.
     const alice2 = await connect('token-alice');
