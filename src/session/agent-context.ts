@@ -73,9 +73,15 @@ export class AgentContext {
 
   /** A cheap view of this context for one tool call; state and history stay shared. */
   forToolCall(call: ToolCallInfo): AgentContext {
-    const view = Object.create(this) as AgentContext;
-    Object.defineProperty(view, 'toolCall', { value: call, enumerable: true });
-    return view;
+    // A sibling instance over the same data, not Object.create(this): making every context a
+    // prototype would cost V8 a map transition per call.
+    const view = Object.create(Object.getPrototypeOf(this)) as { -readonly [K in keyof AgentContext]: AgentContext[K] };
+    view.sessionId = this.sessionId;
+    view.userId = this.userId;
+    view.tenantId = this.tenantId;
+    view.toolCall = call;
+    (view as unknown as { data: SessionData }).data = this.data;
+    return view as AgentContext;
   }
 
   /** The AbortSignal of the running tool call (timeout or run cancelled), if any. */

@@ -24,7 +24,11 @@ export function applySessionChanges(
   };
   const state: Record<string, unknown> = { ...base.state };
   for (const k of changes.deleted) delete state[k];
-  for (const [k, v] of Object.entries(changes.set)) Object.defineProperty(state, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const k in changes.set) {
+    // `__proto__` is data here: define it rather than assign it (assignment would set the prototype).
+    if (k === '__proto__') Object.defineProperty(state, k, { value: changes.set[k], enumerable: true, writable: true, configurable: true });
+    else state[k] = changes.set[k];
+  }
   return {
     ...base,
     userId: changes.userId ?? base.userId,

@@ -12,7 +12,8 @@ import { lastMessages } from './snapshot-rows';
 
 /**
  * Keeps sessions and memories in this process, for tests and demos. Snapshots are copied in
- * and out (structuredClone), so callers never share objects with the store.
+ * and out as JSON, so callers never share objects with the store and values behave as they
+ * would in a persistent store (JSON round trips are also cheaper than structuredClone here).
  */
 export class InMemoryStore implements SessionStore {
   private readonly sessions = new Map<string, SessionSnapshot>();
@@ -21,12 +22,12 @@ export class InMemoryStore implements SessionStore {
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
     const s = this.sessions.get(sessionKeyString(key));
     if (!s) return undefined;
-    return structuredClone({ ...s, history: lastMessages(s.history, options.historyLimit) });
+    return copy({ ...s, history: lastMessages(s.history, options.historyLimit) });
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     const k = sessionKeyString(key);
-    const next = applySessionChanges(this.sessions.get(k), key, structuredClone(changes));
+    const next = applySessionChanges(this.sessions.get(k), key, copy(changes));
     this.sessions.set(k, next);
     return next.version;
   }
@@ -37,12 +38,12 @@ export class InMemoryStore implements SessionStore {
 
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     const m = this.memories.get(memoryKeyString(key));
-    return m && structuredClone(m);
+    return m && copy(m);
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     const k = memoryKeyString(key);
-    const next = applyMemoryChanges(this.memories.get(k), key, structuredClone(changes));
+    const next = applyMemoryChanges(this.memories.get(k), key, copy(changes));
     this.memories.set(k, next);
     return next.version;
   }
@@ -51,4 +52,8 @@ export class InMemoryStore implements SessionStore {
     this.sessions.clear();
     this.memories.clear();
   }
+}
+
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
 }
