@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   Message as AnthropicMessage,
@@ -41,7 +41,7 @@ export class AnthropicModel implements Model {
     try {
       this.client =
         options.client ??
-        new Anthropic({
+        new (anthropicSdk())({
           // Passed only when set: an explicit key switches off the SDK's credential lookup.
           ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
           ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
@@ -157,15 +157,15 @@ async function readMessage(response: Response): Promise<AnthropicMessage> {
 
 function toModelError(error: unknown, timeoutMs: number | undefined): ModelError {
   if (error instanceof ModelError) return error;
-  if (error instanceof Anthropic.APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (error instanceof anthropicSdk().APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
+  if (error instanceof anthropicSdk().APIConnectionTimeoutError) {
     return new ModelError(PROVIDER, `no response within ${timeoutMs ?? 'the SDK default'} ms`, undefined, true, error);
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (error instanceof anthropicSdk().APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
     return new ModelError(PROVIDER, `connection failed${cause}`, undefined, true, error);
   }
-  if (error instanceof Anthropic.APIError && error.status !== undefined) {
+  if (error instanceof anthropicSdk().APIError && error.status !== undefined) {
     // 529 "overloaded" is Anthropic's own transient status, covered by >= 500.
     return new ModelError(PROVIDER, error.message, error.status, isRetryableStatus(error.status), error);
   }
@@ -174,4 +174,10 @@ function toModelError(error: unknown, timeoutMs: number | undefined): ModelError
 
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** `@anthropic-ai/sdk` is an optional peer dependency: loaded when this model is first used. */
+function anthropicSdk(): typeof Anthropic {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@anthropic-ai/sdk').Anthropic;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -49,7 +49,7 @@ export class OpenAIChatModel implements Model {
     try {
       this.client =
         options.client ??
-        new OpenAI({
+        new (openaiSdk())({
           // Local servers ignore the key but the SDK insists on one.
           apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? (options.baseURL ? 'not-needed' : undefined),
           baseURL: options.baseURL,
@@ -170,15 +170,15 @@ function readArguments(raw: unknown, strictSchema: JsonSchema | undefined): stri
 
 function toModelError(error: unknown, timeoutMs: number | undefined): ModelError {
   if (error instanceof ModelError) return error;
-  if (error instanceof OpenAI.APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (error instanceof openaiSdk().APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
+  if (error instanceof openaiSdk().APIConnectionTimeoutError) {
     return new ModelError(PROVIDER, `no response within ${timeoutMs ?? 'the SDK default'} ms`, undefined, true, error);
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof openaiSdk().APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
     return new ModelError(PROVIDER, `connection failed${cause}`, undefined, true, error);
   }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+  if (error instanceof openaiSdk().APIError && error.status !== undefined) {
     return new ModelError(PROVIDER, error.message, error.status, isRetryableStatus(error.status), error);
   }
   return new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
@@ -186,4 +186,10 @@ function toModelError(error: unknown, timeoutMs: number | undefined): ModelError
 
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** `openai` is an optional peer dependency: loaded when this model is first used. */
+function openaiSdk(): typeof OpenAI {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('openai').OpenAI;
 }
