@@ -43,19 +43,7 @@ export { ScriptedModel, OpenAIChatModel, AnthropicModel } from './agent/models';
 export type { ScriptedStep, ScriptedStepFn, ScriptedToolCall, ScriptFn, OpenAIChatModelOptions, AnthropicModelOptions } from './agent/models';
 
 // Agent runner
-export {
-  Agent,
-  ToolCatalog,
-  AgentRunError,
-  RetryBudgetExceededError,
-  MaxTurnsExceededError,
-  ToolCallFailedError,
-  RunAbortedError,
-  RunNotFoundError,
-  RunPausedError,
-  ApprovalDecisionError,
-  SessionForbiddenError,
-} from './agent';
+export { Agent } from './agent/agent';
 export type {
   AgentOptions,
   RunOptions,
@@ -70,9 +58,20 @@ export type {
   BeforeToolCallDecision,
   RunStartEvent,
   RunEndEvent,
-  CatalogOptions,
-  CatalogSelection,
-} from './agent';
+} from './agent/agent';
+export { ToolCatalog } from './agent/catalog';
+export type { CatalogOptions, CatalogSelection } from './agent/catalog';
+export {
+  AgentRunError,
+  RetryBudgetExceededError,
+  MaxTurnsExceededError,
+  ToolCallFailedError,
+  RunAbortedError,
+  RunNotFoundError,
+  RunPausedError,
+  ApprovalDecisionError,
+  SessionForbiddenError,
+} from './agent/errors';
 
 // Provider tool formats
 export { toOpenAITool, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, nullsToAbsent } from './schema/providers';

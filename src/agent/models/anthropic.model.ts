@@ -7,6 +7,7 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError } from '../../errors/errors';
+import { toModelError } from './sdk-errors';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
 import type { Model, ModelRequest, ModelResponse } from '../model';
@@ -71,7 +72,7 @@ export class AnthropicModel implements Model {
       // The raw response, so a malformed body still reports the HTTP status it came with.
       response = await this.client.messages.create(body, { signal: request.signal }).asResponse();
     } catch (error) {
-      throw toModelError(error, this.options.timeoutMs);
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, anthropicSdk());
     }
     const message = await readMessage(response);
 
@@ -153,27 +154,6 @@ async function readMessage(response: Response): Promise<AnthropicMessage> {
     throw new ModelError(PROVIDER, `response has no content array: ${text.slice(0, 200)}`, response.status);
   }
   return data as AnthropicMessage;
-}
-
-function toModelError(error: unknown, timeoutMs: number | undefined): ModelError {
-  if (error instanceof ModelError) return error;
-  if (error instanceof anthropicSdk().APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
-  if (error instanceof anthropicSdk().APIConnectionTimeoutError) {
-    return new ModelError(PROVIDER, `no response within ${timeoutMs ?? 'the SDK default'} ms`, undefined, true, error);
-  }
-  if (error instanceof anthropicSdk().APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new ModelError(PROVIDER, `connection failed${cause}`, undefined, true, error);
-  }
-  if (error instanceof anthropicSdk().APIError && error.status !== undefined) {
-    // 529 "overloaded" is Anthropic's own transient status, covered by >= 500.
-    return new ModelError(PROVIDER, error.message, error.status, isRetryableStatus(error.status), error);
-  }
-  return new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 /** `@anthropic-ai/sdk` is an optional peer dependency: loaded when this model is first used. */

@@ -6,6 +6,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { ModelError } from '../../errors/errors';
+import { toModelError } from './sdk-errors';
 import type { JsonSchema } from '../../schema/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
@@ -78,7 +79,7 @@ export class OpenAIChatModel implements Model {
       // The raw response, so a malformed body still reports the HTTP status it came with.
       response = await this.client.chat.completions.create(body, { signal: request.signal }).asResponse();
     } catch (error) {
-      throw toModelError(error, this.options.timeoutMs);
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, openaiSdk());
     }
     const completion = await readCompletion(response);
 
@@ -166,26 +167,6 @@ function readArguments(raw: unknown, strictSchema: JsonSchema | undefined): stri
   } catch {
     return text; // broken JSON stays as written: the runner reports it to the model
   }
-}
-
-function toModelError(error: unknown, timeoutMs: number | undefined): ModelError {
-  if (error instanceof ModelError) return error;
-  if (error instanceof openaiSdk().APIUserAbortError) return new ModelError(PROVIDER, 'request aborted', undefined, false, error);
-  if (error instanceof openaiSdk().APIConnectionTimeoutError) {
-    return new ModelError(PROVIDER, `no response within ${timeoutMs ?? 'the SDK default'} ms`, undefined, true, error);
-  }
-  if (error instanceof openaiSdk().APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new ModelError(PROVIDER, `connection failed${cause}`, undefined, true, error);
-  }
-  if (error instanceof openaiSdk().APIError && error.status !== undefined) {
-    return new ModelError(PROVIDER, error.message, error.status, isRetryableStatus(error.status), error);
-  }
-  return new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 /** `openai` is an optional peer dependency: loaded when this model is first used. */
