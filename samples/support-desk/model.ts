@@ -5,12 +5,13 @@ import { supportDeskModel } from './script';
  * The real model when the environment names one, else the embedded script:
  * OPENAI_BASE_URL and/or OPENAI_API_KEY (OPENAI_MODEL, default gpt-4.1-mini; a local
  * llama.cpp / vLLM / Ollama server through OPENAI_BASE_URL), or ANTHROPIC_API_KEY
- * (ANTHROPIC_MODEL, default claude-sonnet-4-5).
+ * (ANTHROPIC_MODEL, default claude-sonnet-4-6).
  */
 export function selectModel(env: NodeJS.ProcessEnv = process.env): Model {
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
     return new OpenAIChatModel({ model: env.OPENAI_MODEL ?? 'gpt-4.1-mini', baseURL: env.OPENAI_BASE_URL || undefined, apiKey: env.OPENAI_API_KEY });
   }
-  if (env.ANTHROPIC_API_KEY) return new AnthropicModel({ model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-5' });
+  // The key is passed explicitly: without it the Anthropic SDK goes looking for credential files on disk.
+  if (env.ANTHROPIC_API_KEY) return new AnthropicModel({ model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-6', apiKey: env.ANTHROPIC_API_KEY });
   return supportDeskModel();
 }

@@ -87,6 +87,6 @@ describe('support-desk demo, end to end', () => {
   it('uses the embedded script unless the environment names a real model', () => {
     expect((selectModel({}) as ScriptedModel).name).toBe('scripted-support-desk');
     expect(selectModel({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3' }).name).toBe('openai:llama3');
-    expect(selectModel({ ANTHROPIC_API_KEY: 'k' }).name).toBe('anthropic:claude-sonnet-4-5');
+    expect(selectModel({ ANTHROPIC_API_KEY: 'k' }).name).toBe('anthropic:claude-sonnet-4-6');
   });
 });

@@ -147,9 +147,18 @@ export class ToolRegistry {
     memory: AgentMemory = new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' }),
     options?: CallOptions,
   ): Promise<string> {
-    const entry = this.entry(name);
-    const parsed = entry.parse(args);
-    const input = parsed instanceof Promise ? await parsed : parsed;
+    const entry = this.entries.get(name);
+    let input: object;
+    try {
+      if (entry === undefined) throw new ToolNotFoundError(name, this.nameList);
+      const parsed = entry.parse(args);
+      input = parsed instanceof Promise ? await parsed : parsed;
+    } catch (error) {
+      // Reject after one tick, once the caller's handler is attached: Node's bookkeeping for a
+      // promise that is already rejected when returned costs more than validating the call.
+      await undefined;
+      throw error;
+    }
     const timeoutMs = options?.timeoutMs ?? entry.timeoutMs;
     let result: unknown;
     if (timeoutMs === undefined && options?.signal === undefined) {
