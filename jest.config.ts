@@ -4,7 +4,7 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests', '<rootDir>/samples'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts' },
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,

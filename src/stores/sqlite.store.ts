@@ -254,12 +254,15 @@ export class SqliteStore implements SessionStore {
   private db(): Database.Database {
     if (this.opened) return this.opened;
     if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
-    const db = new Database(this.path, { timeout: this.options.busyTimeoutMs ?? 5000 });
+    const timeoutMs = this.options.busyTimeoutMs ?? 5000;
+    const db = new Database(this.path, { timeout: timeoutMs });
     try {
-      if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
-      // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
-      db.pragma('synchronous = NORMAL');
-      migrate(db);
+      retryWhileBusy(timeoutMs, () => {
+        if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
+        // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
+        db.pragma('synchronous = NORMAL');
+        migrate(db);
+      });
     } catch (err) {
       db.close();
       throw err;
@@ -286,6 +289,22 @@ export class SqliteStore implements SessionStore {
     this.sql('DELETE FROM session_state WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+}
+
+/**
+ * Switching a file to WAL needs it alone for a moment, and SQLite answers SQLITE_BUSY at once
+ * (no busy handler) when another process opens it at the same instant: retry until the timeout.
+ */
+function retryWhileBusy(timeoutMs: number, open: () => void): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return open();
+    } catch (err) {
+      if (!String((err as { code?: string }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40); // better-sqlite3 is synchronous: so is the wait
+    }
   }
 }
 
