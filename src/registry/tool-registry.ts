@@ -16,7 +16,7 @@ import {
 } from '../errors/errors';
 import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
-import { buildClassPlan, hydrate, type Check, type ClassPlan } from '../schema/class-schema';
+import { buildClassPlan, compileHydrator, type Check, type ClassPlan } from '../schema/class-schema';
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
@@ -164,7 +164,8 @@ export class ToolRegistry {
     if (timeoutMs === undefined && options?.signal === undefined) {
       const ctx = options?.toolCallId === undefined ? context : context.forToolCall(callInfo(context, name, options.toolCallId));
       try {
-        result = await entry.instance.execute(input as never, ctx, memory);
+        result = entry.instance.execute(input as never, ctx, memory);
+        if (result instanceof Promise) result = await result; // a synchronous tool costs no extra tick
       } catch (error) {
         throw new ToolExecutionError(name, error, entry.exposeErrors);
       }
@@ -354,7 +355,7 @@ function compileInput(
 ): Entry['parse'] {
   const toInstance = plan.needsClassTransformer
     ? (value: Record<string, unknown>) => plainToInstance(plan.cls, value) as object
-    : (value: Record<string, unknown>) => hydrate(plan, value);
+    : compileHydrator(plan);
   const checked = (raw: unknown) => {
     const value = parseArguments(name, raw, limits, plan.freeForm);
     if (!validate(value)) throw new ToolInputError('INVALID_ARGUMENTS', name, toFieldErrors(validate.errors, checks));

@@ -345,7 +345,7 @@ function buildValue(
     owner.needsClassValidator ||= nested.needsClassValidator;
     owner.needsClassTransformer ||= nested.needsClassTransformer;
     owner.freeForm ||= nested.freeForm;
-    const built = { schema: nested.schema, validation: nested.validation, convert: (v: unknown) => hydrate(nested, v as Record<string, unknown>) };
+    const built = { schema: nested.schema, validation: nested.validation, convert: compileHydrator(nested) as (v: unknown) => unknown };
     apply(built, 'class', metas, where, owner, options.checks);
     return built;
   }
@@ -446,13 +446,18 @@ function addCheck(validation: JsonSchema, checks: Check[], check: Check): void {
   validation['x-tw-check'] = [...((validation['x-tw-check'] as number[] | undefined) ?? []), checks.length - 1];
 }
 
-/** class-transformer's plainToInstance, compiled for the classes it handles without custom transforms. */
-export function hydrate(plan: ClassPlan, plain: Record<string, unknown>): object {
-  const instance = new plan.cls() as Record<string, unknown>;
-  for (const p of plan.properties) {
-    const value = p.ownOnly && !Object.prototype.hasOwnProperty.call(plain, p.name) ? undefined : plain[p.name];
-    if (value === undefined || value === null) continue;
-    instance[p.name] = p.convert ? p.convert(value) : value;
-  }
-  return instance;
+/**
+ * class-transformer's plainToInstance for a class without custom transforms, compiled into one
+ * function (as Ajv compiles validators): `new Cls()` keeps field initializers, then each known
+ * property present and not null is copied, nested classes and Dates converted. Property names
+ * come from the class, never from the input, and are embedded as JSON string literals.
+ */
+export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown>) => object {
+  const body = plan.properties.map((p, i) => {
+    const key = JSON.stringify(p.name);
+    const read = p.ownOnly ? `hasOwn.call(plain, ${key}) ? plain[${key}] : undefined` : `plain[${key}]`;
+    return `v = ${read};\nif (v !== undefined && v !== null) o[${key}] = ${p.convert ? `convert[${i}](v)` : 'v'};`;
+  });
+  const factory = new Function('Cls', 'convert', 'hasOwn', `return function hydrate(plain) {\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`);
+  return factory(plan.cls, plan.properties.map((p) => p.convert), Object.prototype.hasOwnProperty);
 }

@@ -30,7 +30,10 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
     if (checkDepth && raw.length > 2 * limits.maxDepth && jsonDepth(raw) > limits.maxDepth) throw tooDeep(toolName, limits);
     if (raw.trim() === '') return {}; // some local models send "" for a tool without parameters
     try {
-      value = sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' });
+      // Without these substrings no key can spell __proto__ or constructor (escaped or not): plain JSON.parse is safe.
+      value = raw.includes('__proto__') || raw.includes('constructor') || raw.includes('\\u')
+        ? sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' })
+        : JSON.parse(raw);
     } catch (error) {
       if (/forbidden prototype property/.test((error as Error).message)) throw forbiddenKey(toolName);
       throw new ToolInputError('INVALID_JSON', toolName, [{ path: '', constraint: 'isJson', message: `arguments are not valid JSON: ${(error as Error).message}` }]);
