@@ -1,9 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk'];
+/** Loaded lazily, inside the model adapters and stores that need them. */
+const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg'];
 
 /** The bare module specifiers a source file loads at run time (type-only imports are erased). */
 function runtimeImports(file: string): string[] {
@@ -52,6 +55,17 @@ describe('packaging: optional integrations stay out of the core', () => {
     const reached = reachablePackages(join(ROOT, 'src/index.ts'));
     expect(reached.has('class-validator')).toBe(true); // the scan does follow imports
     expect(OPTIONAL_PEERS.filter((name) => reached.has(name))).toEqual([]);
+  });
+
+  it('declares the model SDKs and database drivers as optional peers, and importing the root loads none of them', () => {
+    for (const name of LAZY_PEERS) expect({ name, optional: pkg.peerDependenciesMeta?.[name]?.optional, dep: pkg.dependencies?.[name] }).toEqual({ name, optional: true, dep: undefined });
+    const script =
+      "require('./src/index.ts');" +
+      "const loaded = new Set(Object.keys(require.cache).map((f) => (f.split('node_modules/')[1] || '').split('/')).filter((p) => p[0]).map((p) => (p[0].startsWith('@') ? p[0] + '/' + p[1] : p[0])));" +
+      'process.stdout.write(JSON.stringify([...loaded]));';
+    const loaded: string[] = JSON.parse(execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: ROOT, encoding: 'utf8' }));
+    expect(loaded).toContain('class-validator'); // the probe does see what the root loads
+    expect(loaded.filter((name) => LAZY_PEERS.includes(name) || OPTIONAL_PEERS.includes(name))).toEqual([]);
   });
 
   it('maps every subpath export to a compiled module of an existing source file', () => {
