@@ -1,53 +1,14 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ModelError } from '../../../src/errors/errors';
 import { AnthropicModel } from '../../../src/agent/models/anthropic.model';
 import type { ToolDefinition } from '../../../src/schema/json-schema';
+import { json, useWireServer } from '../../support/wire-server';
 
 /** A local server speaking the Messages API wire format; each test queues its replies. */
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-type Reply = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+const wire = useWireServer('', (req, res) => answer(500, apiError('api_error', 'no reply queued'))(req, res));
 
-let server: http.Server;
-let baseURL: string;
-let received: Received[];
-let replies: Reply[];
-
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined });
-      const reply = replies.shift();
-      if (reply) reply(req, res);
-      else json(500, apiError('api_error', 'no reply queued'))(req, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  received = [];
-  replies = [];
-});
-
-function json(status: number, body: unknown): Reply {
-  return (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_011CTest' });
-    res.end(JSON.stringify(body));
-  };
+/** Every Anthropic reply carries a request id header. */
+function answer(status: number, body: unknown) {
+  return json(status, body, { 'request-id': 'req_011CTest' });
 }
 
 function apiError(type: string, message: string) {
@@ -79,7 +40,7 @@ const orderTool: ToolDefinition = {
 };
 
 function model(options: Partial<ConstructorParameters<typeof AnthropicModel>[0]> = {}) {
-  return new AnthropicModel({ model: 'claude-sonnet-4-6', apiKey: 'test', baseURL, maxRetries: 0, ...options });
+  return new AnthropicModel({ model: 'claude-sonnet-4-6', apiKey: 'test', baseURL: wire.baseURL, maxRetries: 0, ...options });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ModelError> {
@@ -93,7 +54,7 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 
 describe('AnthropicModel', () => {
   it('returns a text reply with usage and stop reason, sending instructions as system', async () => {
-    replies.push(json(200, message([{ type: 'text', text: 'Hello! How can I help?' }], 'end_turn')));
+    wire.replies.push(answer(200, message([{ type: 'text', text: 'Hello! How can I help?' }], 'end_turn')));
 
     const response = await model({ maxTokens: 512, temperature: 0 }).generate({
       instructions: 'You are a support agent.',
@@ -107,12 +68,12 @@ describe('AnthropicModel', () => {
       usage: { inputTokens: 412, outputTokens: 93 },
       finishReason: 'end_turn',
     });
-    expect(received[0].method).toBe('POST');
-    expect(received[0].url).toBe('/v1/messages');
-    expect(received[0].headers['anthropic-version']).toBeDefined();
+    expect(wire.received[0].method).toBe('POST');
+    expect(wire.received[0].url).toBe('/v1/messages');
+    expect(wire.received[0].headers['anthropic-version']).toBeDefined();
     // SDK 1.x sends the key as a bearer token; older majors used x-api-key.
-    expect(received[0].headers.authorization ?? received[0].headers['x-api-key']).toMatch(/\btest$/);
-    expect(received[0].body).toEqual({
+    expect(wire.received[0].headers.authorization ?? wire.received[0].headers['x-api-key']).toMatch(/\btest$/);
+    expect(wire.received[0].body).toEqual({
       model: 'claude-sonnet-4-6',
       max_tokens: 512,
       system: 'You are a support agent.',
@@ -122,8 +83,8 @@ describe('AnthropicModel', () => {
   });
 
   it('maps one tool_use block, serializing its input to a JSON string, and sends the tools array', async () => {
-    replies.push(
-      json(200, message([
+    wire.replies.push(
+      answer(200, message([
         { type: 'text', text: 'Let me look that up.' },
         { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', input: { order_id: 'A-100' } },
       ], 'tool_use')),
@@ -134,13 +95,13 @@ describe('AnthropicModel', () => {
     expect(response.content).toBe('Let me look that up.');
     expect(response.finishReason).toBe('tool_use');
     expect(response.toolCalls).toEqual([{ id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', arguments: '{"order_id":"A-100"}' }]);
-    expect(received[0].body.max_tokens).toBe(4096);
-    expect(received[0].body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
+    expect(wire.received[0].body.max_tokens).toBe(4096);
+    expect(wire.received[0].body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
   });
 
   it('maps parallel tool_use blocks in order, and a text-less reply to null content', async () => {
-    replies.push(
-      json(200, message([
+    wire.replies.push(
+      answer(200, message([
         { type: 'tool_use', id: 'toolu_a', name: 'get_order', input: { order_id: 'A-1' } },
         { type: 'tool_use', id: 'toolu_b', name: 'get_order', input: { order_id: 'A-2' } },
       ], 'tool_use')),
@@ -156,7 +117,7 @@ describe('AnthropicModel', () => {
   });
 
   it('sends prior tool calls as tool_use and groups consecutive results in one user message', async () => {
-    replies.push(json(200, message([{ type: 'text', text: 'A-1 shipped; A-2 was not found.' }], 'end_turn')));
+    wire.replies.push(answer(200, message([{ type: 'text', text: 'A-1 shipped; A-2 was not found.' }], 'end_turn')));
 
     await model().generate({
       instructions: 'Be brief.',
@@ -180,7 +141,7 @@ describe('AnthropicModel', () => {
       tools: [orderTool],
     });
 
-    const body = received[0].body;
+    const body = wire.received[0].body;
     expect(body.system).toBe('Be brief.\n\nThe user is on the Pro plan.');
     expect(body.messages).toEqual([
       { role: 'user', content: 'A-1 and A-2?' },
@@ -208,7 +169,7 @@ describe('AnthropicModel', () => {
   });
 
   it('maps 429 to a retryable ModelError with status 429', async () => {
-    replies.push(json(429, apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit')));
+    wire.replies.push(answer(429, apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit')));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -220,7 +181,7 @@ describe('AnthropicModel', () => {
   });
 
   it('maps 500 and 529 (overloaded) to retryable ModelErrors', async () => {
-    replies.push(json(500, apiError('api_error', 'Internal server error')), json(529, apiError('overloaded_error', 'Overloaded')));
+    wire.replies.push(answer(500, apiError('api_error', 'Internal server error')), answer(529, apiError('overloaded_error', 'Overloaded')));
 
     const first = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
     const second = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
@@ -230,7 +191,7 @@ describe('AnthropicModel', () => {
   });
 
   it('maps 400 to a non-retryable ModelError', async () => {
-    replies.push(json(400, apiError('invalid_request_error', 'messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks')));
+    wire.replies.push(answer(400, apiError('invalid_request_error', 'messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks')));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -239,7 +200,7 @@ describe('AnthropicModel', () => {
   });
 
   it('maps a malformed JSON body to a ModelError carrying the HTTP status', async () => {
-    replies.push((_req, res) => {
+    wire.replies.push((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"id":"msg_1","type":"message","content":[{"type":"te');
     });
@@ -252,7 +213,7 @@ describe('AnthropicModel', () => {
   });
 
   it('maps a JSON body without a content array to a ModelError', async () => {
-    replies.push(json(200, { id: 'msg_1', type: 'message', role: 'assistant' }));
+    wire.replies.push(answer(200, { id: 'msg_1', type: 'message', role: 'assistant' }));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -261,7 +222,7 @@ describe('AnthropicModel', () => {
   });
 
   it('maps the server closing the connection to a retryable ModelError without status', async () => {
-    replies.push((req) => req.socket.destroy());
+    wire.replies.push((req) => req.socket.destroy());
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 

@@ -1,54 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ModelError } from '../../../src/errors/errors';
 import { OpenAIChatModel } from '../../../src/agent/models/openai.model';
 import type { ToolDefinition } from '../../../src/schema/json-schema';
+import { json, useWireServer } from '../../support/wire-server';
 
 /** A local server speaking the Chat Completions wire format; each test queues its replies. */
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-type Reply = (req: http.IncomingMessage, res: http.ServerResponse) => void;
-
-let server: http.Server;
-let baseURL: string;
-let received: Received[];
-let replies: Reply[];
-
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined });
-      const reply = replies.shift();
-      if (reply) reply(req, res);
-      else json(500, { error: { message: 'no reply queued' } })(req, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  received = [];
-  replies = [];
-});
-
-function json(status: number, body: unknown): Reply {
-  return (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-}
+const wire = useWireServer('/v1', (req, res) => json(500, { error: { message: 'no reply queued' } })(req, res));
 
 /** The shape api.openai.com returns for a non-streaming chat completion. */
 function completion(message: Record<string, unknown>, finishReason: string, usage = { prompt_tokens: 57, completion_tokens: 17 }) {
@@ -79,7 +35,7 @@ const refundTool: ToolDefinition = {
 };
 
 function model(options: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> = {}) {
-  return new OpenAIChatModel({ model: 'gpt-4.1', apiKey: 'test', baseURL, maxRetries: 0, ...options });
+  return new OpenAIChatModel({ model: 'gpt-4.1', apiKey: 'test', baseURL: wire.baseURL, maxRetries: 0, ...options });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ModelError> {
@@ -93,7 +49,7 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 
 describe('OpenAIChatModel', () => {
   it('returns a text reply with usage and finish reason, sending instructions as the system message', async () => {
-    replies.push(json(200, completion({ content: 'Hello! How can I help?' }, 'stop')));
+    wire.replies.push(json(200, completion({ content: 'Hello! How can I help?' }, 'stop')));
 
     const response = await model({ temperature: 0.2, maxTokens: 300 }).generate({
       instructions: 'You are a support agent.',
@@ -107,12 +63,12 @@ describe('OpenAIChatModel', () => {
       usage: { inputTokens: 57, outputTokens: 17 },
       finishReason: 'stop',
     });
-    expect(received).toHaveLength(1);
-    expect(received[0].method).toBe('POST');
-    expect(received[0].url).toBe('/v1/chat/completions');
-    expect(received[0].headers.authorization).toBe('Bearer test');
+    expect(wire.received).toHaveLength(1);
+    expect(wire.received[0].method).toBe('POST');
+    expect(wire.received[0].url).toBe('/v1/chat/completions');
+    expect(wire.received[0].headers.authorization).toBe('Bearer test');
     // With a baseURL (a compatible server), maxTokens goes out as the widely supported `max_tokens`.
-    expect(received[0].body).toEqual({
+    expect(wire.received[0].body).toEqual({
       model: 'gpt-4.1',
       messages: [
         { role: 'system', content: 'You are a support agent.' },
@@ -124,7 +80,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps one tool call and sends the tools array', async () => {
-    replies.push(
+    wire.replies.push(
       json(200, completion({ tool_calls: [{ id: 'call_Qk1', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' } }] }, 'tool_calls')),
     );
 
@@ -133,13 +89,13 @@ describe('OpenAIChatModel', () => {
     expect(response.content).toBeNull();
     expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls).toEqual([{ id: 'call_Qk1', name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' }]);
-    expect(received[0].body.tools).toEqual([
+    expect(wire.received[0].body.tools).toEqual([
       { type: 'function', function: { name: 'process_refund', description: 'Process a refund for an order', parameters: refundTool.parameters } },
     ]);
   });
 
   it('maps parallel tool calls in order, with text alongside', async () => {
-    replies.push(
+    wire.replies.push(
       json(200, completion({
         content: 'Checking both orders.',
         tool_calls: [
@@ -159,7 +115,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('sends prior tool calls and results with their ids, and strict tools when asked', async () => {
-    replies.push(json(200, completion({ content: 'Refund R-1 issued.' }, 'stop')));
+    wire.replies.push(json(200, completion({ content: 'Refund R-1 issued.' }, 'stop')));
 
     await model({ strictTools: true }).generate({
       messages: [
@@ -180,7 +136,7 @@ describe('OpenAIChatModel', () => {
       tools: [refundTool],
     });
 
-    const body = received[0].body;
+    const body = wire.received[0].body;
     expect(body.messages).toEqual([
       { role: 'user', content: 'Refund A-100 and A-101' },
       {
@@ -219,7 +175,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps strict-mode nulls back to absent for optional arguments', async () => {
-    replies.push(
+    wire.replies.push(
       json(200, completion({ tool_calls: [{ id: 'call_s', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-1","amount":null,"reason":"late"}' } }] }, 'tool_calls')),
     );
 
@@ -229,7 +185,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('passes broken argument JSON through unchanged so the runner can report it', async () => {
-    replies.push(
+    wire.replies.push(
       json(200, completion({ tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":' } }] }, 'tool_calls')),
     );
 
@@ -240,21 +196,21 @@ describe('OpenAIChatModel', () => {
 
   it('sends max_completion_tokens to api.openai.com (no baseURL), through a caller-provided client', async () => {
     const OpenAI = (await import('openai')).default;
-    replies.push(json(200, completion({ content: 'ok' }, 'stop')));
+    wire.replies.push(json(200, completion({ content: 'ok' }, 'stop')));
     const custom = new OpenAIChatModel({
       model: 'o4-mini',
       maxTokens: 50,
-      client: new OpenAI({ apiKey: 'test', baseURL, maxRetries: 0 }),
+      client: new OpenAI({ apiKey: 'test', baseURL: wire.baseURL, maxRetries: 0 }),
     });
 
     await custom.generate({ messages: [{ role: 'user', content: 'x' }], tools: [] });
 
-    expect(received[0].body.max_completion_tokens).toBe(50);
-    expect(received[0].body.max_tokens).toBeUndefined();
+    expect(wire.received[0].body.max_completion_tokens).toBe(50);
+    expect(wire.received[0].body.max_tokens).toBeUndefined();
   });
 
   it('maps 429 to a retryable ModelError with status 429', async () => {
-    replies.push(json(429, { error: { message: 'Rate limit reached for gpt-4.1', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+    wire.replies.push(json(429, { error: { message: 'Rate limit reached for gpt-4.1', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -266,7 +222,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps 500 to a retryable ModelError with status 500', async () => {
-    replies.push(json(500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
+    wire.replies.push(json(500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -275,7 +231,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps 400 to a non-retryable ModelError', async () => {
-    replies.push(json(400, { error: { message: "Invalid schema for function 'process_refund'", type: 'invalid_request_error', param: 'tools[0].function.parameters', code: 'invalid_function_parameters' } }));
+    wire.replies.push(json(400, { error: { message: "Invalid schema for function 'process_refund'", type: 'invalid_request_error', param: 'tools[0].function.parameters', code: 'invalid_function_parameters' } }));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [refundTool] }));
 
@@ -284,7 +240,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps a malformed JSON body to a ModelError carrying the HTTP status', async () => {
-    replies.push((_req, res) => {
+    wire.replies.push((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"id":"chatcmpl-1","choices":[{"message":');
     });
@@ -297,7 +253,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps a JSON body without choices to a ModelError', async () => {
-    replies.push(json(200, { object: 'chat.completion', choices: [] }));
+    wire.replies.push(json(200, { object: 'chat.completion', choices: [] }));
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -306,7 +262,7 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps the server closing the connection to a retryable ModelError without status', async () => {
-    replies.push((req) => req.socket.destroy());
+    wire.replies.push((req) => req.socket.destroy());
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -316,12 +272,12 @@ describe('OpenAIChatModel', () => {
   });
 
   it("uses the SDK's retries when configured", async () => {
-    replies.push(json(503, { error: { message: 'overloaded' } }), json(200, completion({ content: 'second try' }, 'stop')));
+    wire.replies.push(json(503, { error: { message: 'overloaded' } }), json(200, completion({ content: 'second try' }, 'stop')));
 
     const response = await model({ maxRetries: 1 }).generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] });
 
     expect(response.content).toBe('second try');
-    expect(received).toHaveLength(2);
+    expect(wire.received).toHaveLength(2);
   });
 
   it('maps an aborted request to a non-retryable ModelError', async () => {
