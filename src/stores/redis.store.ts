@@ -121,6 +121,9 @@ export class RedisStore implements SessionStore {
       commandTimeout: options.commandTimeoutMs ?? 2000,
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 500),
+      // ioredis arms this timer on disconnect() even when the socket is already closed (a refused
+      // connection), which kept the process alive for its default 2 s after close().
+      disconnectTimeout: 200,
     };
     this.client =
       options.client ??
