@@ -8,7 +8,7 @@ import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import type { Message, ToolCall } from '../session/message';
 import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
-import { InMemoryStore } from '../stores/in-memory.store';
+import { SqliteStore } from '../stores/sqlite.store';
 import type { SessionStore } from '../stores/store';
 import { ToolCatalog, type CatalogOptions, type CatalogSelection } from './catalog';
 import {
@@ -36,7 +36,7 @@ export interface AgentOptions {
   /** Tool classes (built into a registry with `container`) or a ready registry. */
   tools: ToolRegistry | readonly ClassType[];
   container?: ContainerLike;
-  /** Where sessions, memories and paused runs live. Default: a new InMemoryStore. */
+  /** Where sessions, memories and paused runs live. Default: a SqliteStore at `./.toolwright/state.db`. */
   store?: SessionStore;
   /** Model calls per run (resumes included) before MaxTurnsExceededError. Default 10. */
   maxTurns?: number;
@@ -243,7 +243,7 @@ export class Agent {
     this.instructions = options.instructions;
     this.registry =
       options.tools instanceof ToolRegistry ? options.tools : ToolRegistry.build({ tools: options.tools, container: options.container });
-    this.store = options.store ?? new InMemoryStore();
+    this.store = options.store ?? new SqliteStore(); // the embedded default; opened on first use
     this.maxTurns = positiveInt('maxTurns', options.maxTurns ?? 10);
     this.maxConcurrency = positiveInt('maxConcurrency', options.maxConcurrency ?? 4);
     this.retryBudget = options.retryBudget ?? 2;

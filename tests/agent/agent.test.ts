@@ -146,7 +146,7 @@ describe('Agent.run: the loop, history and saving', () => {
 
   it('fails with MaxTurnsExceededError carrying the history', async () => {
     const model = new ScriptedModel(() => ({ toolCalls: [{ name: 'lookup', arguments: { order_id: 'A-1' } }] }));
-    const agent = new Agent({ name: 'a', model, tools: [LookupTool], maxTurns: 3 });
+    const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool], maxTurns: 3 });
     const error = await agent.run('loop', session()).catch((e) => e);
     expect(error).toBeInstanceOf(MaxTurnsExceededError);
     expect(error.code).toBe('MAX_TURNS_EXCEEDED');
@@ -180,7 +180,7 @@ describe('parallel and sequential tool calls', () => {
     }
     const calls = Array.from({ length: 7 }, (_, i) => ({ id: `c${i}`, name: 'slow', arguments: { order_id: `O-${i}` } }));
     const model = new ScriptedModel([{ toolCalls: calls }, { text: 'done' }]);
-    const result = await new Agent({ name: 'a', model, tools: [SlowTool], maxConcurrency: 3 }).run('go', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [SlowTool], maxConcurrency: 3 }).run('go', session());
 
     expect(g.state.max).toBe(3);
     // Results go to the model in call order, whatever order they finished in.
@@ -207,7 +207,7 @@ describe('parallel and sequential tool calls', () => {
     }
     const c = (name: string, id: string) => ({ id, name, arguments: { order_id: id } });
     const model = new ScriptedModel([{ toolCalls: [c('par', 'p1'), c('par', 'p2'), c('seq', 's1'), c('par', 'p3'), c('par', 'p4')] }, { text: 'done' }]);
-    const result = await new Agent({ name: 'a', model, tools: [ParTool, SeqTool], maxConcurrency: 4 }).run('go', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ParTool, SeqTool], maxConcurrency: 4 }).run('go', session());
 
     expect(result.toolCalls.every((r) => r.status === 'ok')).toBe(true);
     const order = g.state.order;
@@ -256,7 +256,7 @@ describe('model-correctable errors and the retry budget', () => {
       },
       { text: 'done' },
     ]);
-    const result = await new Agent({ name: 'a', model, tools: [RefundTool] }).run('refund 5', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool] }).run('refund 5', session());
     expect(result.toolCalls.map((c) => [c.status, c.code])).toEqual([
       ['error', 'INVALID_ARGUMENTS'],
       ['ok', undefined],
@@ -270,7 +270,7 @@ describe('model-correctable errors and the retry budget', () => {
       { toolCalls: [{ id: 'j', name: 'refund', arguments: '{"order_id": ' }, { id: 'n', name: 'refund_everything', arguments: {} }] },
       { text: 'sorry' },
     ]);
-    const result = await new Agent({ name: 'a', model, tools: [RefundTool] }).run('x', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool] }).run('x', session());
     const [json, missing] = toolMessages(model.requests[1].messages);
     expect(JSON.parse(json.content).code).toBe('INVALID_JSON');
     expect(JSON.parse(missing.content)).toMatchObject({ code: 'TOOL_NOT_FOUND' });
@@ -280,7 +280,7 @@ describe('model-correctable errors and the retry budget', () => {
   it('fails past the per-tool budget with RetryBudgetExceededError carrying the history', async () => {
     const bad = { toolCalls: [{ name: 'refund', arguments: { order_id: '' } }] };
     const model = new ScriptedModel([bad, bad, bad, { text: 'never' }]);
-    const error = await new Agent({ name: 'a', model, tools: [RefundTool] }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool] }).run('x', session()).catch((e) => e);
 
     expect(error).toBeInstanceOf(RetryBudgetExceededError);
     expect(error.code).toBe('RETRY_BUDGET_EXCEEDED');
@@ -294,7 +294,7 @@ describe('model-correctable errors and the retry budget', () => {
   it('honours a per-tool budget', async () => {
     const bad = { toolCalls: [{ name: 'refund', arguments: { order_id: '' } }] };
     const model = new ScriptedModel([bad, { text: 'never' }]);
-    const error = await new Agent({ name: 'a', model, tools: [RefundTool], retryBudget: 5, retryBudgets: { refund: 0 } })
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool], retryBudget: 5, retryBudgets: { refund: 0 } })
       .run('x', session())
       .catch((e) => e);
     expect(error).toBeInstanceOf(RetryBudgetExceededError);
@@ -307,7 +307,7 @@ describe('the error boundary', () => {
 
   it('throws a typed error by default, and the raw message is never sent to a model', async () => {
     const model = failing();
-    const error = await new Agent({ name: 'a', model, tools: [ExplodingTool] }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool] }).run('x', session()).catch((e) => e);
     expect(error).toBeInstanceOf(ToolCallFailedError);
     expect(error.toolCallId).toBe('x1');
     expect(error.cause.cause.message).toContain('hunter2');
@@ -317,7 +317,7 @@ describe('the error boundary', () => {
 
   it("with 'redact', the model gets a redacted result and the run goes on", async () => {
     const model = failing();
-    const result = await new Agent({ name: 'a', model, tools: [ExplodingTool], errorPolicy: 'redact' }).run('x', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool], errorPolicy: 'redact' }).run('x', session());
     expect(result.output).toBe('I could not do that.');
     expect(result.toolCalls[0]).toMatchObject({ status: 'error', code: 'TOOL_FAILED' });
     const seen = toolMessages(model.requests[1].messages)[0];
@@ -328,7 +328,7 @@ describe('the error boundary', () => {
 
   it('shows the message only when the tool opts in with exposeErrors', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'explode_loudly', arguments: { order_id: 'A-1' } }] }, { text: 'ok' }]);
-    await new Agent({ name: 'a', model, tools: [LoudExplodingTool], errorPolicy: 'redact' }).run('x', session());
+    await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LoudExplodingTool], errorPolicy: 'redact' }).run('x', session());
     expect(allText(model)).toContain('warehouse API is down');
   });
 
@@ -336,6 +336,7 @@ describe('the error boundary', () => {
     const model = failing();
     const seen: string[] = [];
     const result = await new Agent({
+      store: new InMemoryStore(),
       name: 'a',
       model,
       tools: [ExplodingTool],
@@ -356,7 +357,7 @@ describe('the error boundary', () => {
       }
     }
     const model = new ScriptedModel([{ toolCalls: [{ name: 'broken_output', arguments: { order_id: 'A' } }] }]);
-    const error = await new Agent({ name: 'a', model, tools: [BrokenOutputTool] }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [BrokenOutputTool] }).run('x', session()).catch((e) => e);
     expect(error).toBeInstanceOf(ToolCallFailedError);
     expect(error.code).toBe('INVALID_OUTPUT');
   });
@@ -381,7 +382,7 @@ describe('timeouts and cancellation', () => {
   it("times a tool out with its own timeoutMs, aborting the tool's signal", async () => {
     const observed: { aborted?: unknown } = {};
     const model = new ScriptedModel([{ toolCalls: [{ name: 'hang', arguments: { order_id: 'A' } }] }, { text: 'timed out' }]);
-    const result = await new Agent({ name: 'a', model, tools: [hangingTool('hang', observed, 20)], errorPolicy: 'redact', toolTimeoutMs: 60_000 }).run(
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [hangingTool('hang', observed, 20)], errorPolicy: 'redact', toolTimeoutMs: 60_000 }).run(
       'x',
       session(),
     );
@@ -392,7 +393,7 @@ describe('timeouts and cancellation', () => {
   it("applies the agent's default timeout to tools that declare none, failing the run by default", async () => {
     const observed: { aborted?: unknown } = {};
     const model = new ScriptedModel([{ toolCalls: [{ name: 'hang2', arguments: { order_id: 'A' } }] }]);
-    const error = await new Agent({ name: 'a', model, tools: [hangingTool('hang2', observed)], toolTimeoutMs: 20 }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [hangingTool('hang2', observed)], toolTimeoutMs: 20 }).run('x', session()).catch((e) => e);
     expect(error).toBeInstanceOf(ToolCallFailedError);
     expect(error.code).toBe('TOOL_TIMEOUT');
     expect(observed.aborted).toBeDefined();
@@ -408,7 +409,7 @@ describe('timeouts and cancellation', () => {
       },
       { text: 'never' },
     ]);
-    const error = await new Agent({ name: 'a', model, tools: [hangingTool('hang3', observed)], errorPolicy: 'redact' })
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [hangingTool('hang3', observed)], errorPolicy: 'redact' })
       .run('x', { ...session(), signal: controller.signal })
       .catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
@@ -421,7 +422,7 @@ describe('timeouts and cancellation', () => {
     const model = new ScriptedModel([{ text: 'never' }]);
     const controller = new AbortController();
     controller.abort();
-    await expect(new Agent({ name: 'a', model, tools: [LookupTool] }).run('x', { ...session(), signal: controller.signal })).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool] }).run('x', { ...session(), signal: controller.signal })).rejects.toBeInstanceOf(RunAbortedError);
     expect(model.requests).toHaveLength(0);
   });
 });
@@ -440,7 +441,7 @@ describe('hooks', () => {
       { toolCalls: [{ id: 'l', name: 'lookup', arguments: { order_id: 'a-1' } }, { id: 'r', name: 'refund', arguments: { order_id: 'A-1' } }] },
       { text: 'ok' },
     ]);
-    const result = await new Agent({ name: 'a', model, tools: [LookupTool, RefundTool], hooks }).run('x', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool, RefundTool], hooks }).run('x', session());
 
     const [lookup, refund] = toolMessages(model.requests[1].messages);
     expect(JSON.parse(lookup.content)).toEqual({ status: 'found', order_id: 'A-1', total: 'hidden' });
@@ -475,7 +476,7 @@ describe('hooks', () => {
       { toolCalls: [{ name: 'lookup', arguments: { order_id: 'A-1' } }] },
       { text: 'done' },
     ]);
-    await new Agent({ name: 'support', model, tools: [LookupTool, RefundTool], hooks: [audit, tracing] }).run('hello', session());
+    await new Agent({ store: new InMemoryStore(), name: 'support', model, tools: [LookupTool, RefundTool], hooks: [audit, tracing] }).run('hello', session());
 
     expect(log).toEqual(['start', 'before refund', 'error refund INVALID_ARGUMENTS retry', 'before lookup', 'after lookup', 'end completed']);
     expect(start).toMatchObject({ agentName: 'support', sessionId: 's-1', userId: 'u-1', input: 'hello', resumed: false });
@@ -488,7 +489,7 @@ describe('hooks', () => {
   it('reports a failed run to onRunEnd with the error', async () => {
     let end: RunEndEvent | undefined;
     const model = new ScriptedModel([{ toolCalls: [{ name: 'explode', arguments: { order_id: 'A' } }] }]);
-    await new Agent({ name: 'a', model, tools: [ExplodingTool], hooks: { onRunEnd: (e) => void (end = e) } })
+    await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool], hooks: { onRunEnd: (e) => void (end = e) } })
       .run('x', session())
       .catch(() => undefined);
     expect(end?.status).toBe('failed');
@@ -498,6 +499,7 @@ describe('hooks', () => {
   it('a hook that throws is an unexpected failure of that call, handled by the boundary', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { order_id: 'A' } }] }, { text: 'ok' }]);
     const result = await new Agent({
+      store: new InMemoryStore(),
       name: 'a',
       model,
       tools: [LookupTool],

@@ -97,7 +97,7 @@ describe('approvals', () => {
 
   it('rejects with a reason the model sees; the tool never runs', async () => {
     const model = new ScriptedModel([pay(30), (request) => ({ text: lastTool(request.messages).content })]);
-    const agent = new Agent({ name: 'support', model, tools: [PayRefundTool] });
+    const agent = new Agent({ store: new InMemoryStore(), name: 'support', model, tools: [PayRefundTool] });
     await agent.run('refund', who);
 
     const done = await agent.reject(who, 'call-pay', 'The order was already replaced');
@@ -109,7 +109,7 @@ describe('approvals', () => {
 
   it('approves with edited arguments, validated like the model’s', async () => {
     const model = new ScriptedModel([pay(80), { text: 'ok' }]);
-    const agent = new Agent({ name: 'support', model, tools: [PayRefundTool] });
+    const agent = new Agent({ store: new InMemoryStore(), name: 'support', model, tools: [PayRefundTool] });
     await agent.run('refund 80', who);
 
     const done = await agent.approve(who, 'call-pay', { order_id: 'A-1', amount: 50 });
@@ -119,17 +119,17 @@ describe('approvals', () => {
 
   it('evaluates an approval function on the validated arguments and the real user', async () => {
     const calls = (amount: number) => ({ toolCalls: [{ name: 'big_refund', arguments: { order_id: 'A-1', amount } }] });
-    const small = await new Agent({ name: 'a', model: new ScriptedModel([calls(20), { text: 'ok' }]), tools: [ThresholdRefundTool] }).run('x', who);
+    const small = await new Agent({ store: new InMemoryStore(), name: 'a', model: new ScriptedModel([calls(20), { text: 'ok' }]), tools: [ThresholdRefundTool] }).run('x', who);
     expect(small.status).toBe('completed');
-    const big = await new Agent({ name: 'a', model: new ScriptedModel([calls(500)]), tools: [ThresholdRefundTool] }).run('x', who);
+    const big = await new Agent({ store: new InMemoryStore(), name: 'a', model: new ScriptedModel([calls(500)]), tools: [ThresholdRefundTool] }).run('x', who);
     expect(big.status).toBe('paused');
-    const intern = await new Agent({ name: 'a', model: new ScriptedModel([calls(20)]), tools: [ThresholdRefundTool] }).run('x', { sessionId: 's-2', userId: 'intern' });
+    const intern = await new Agent({ store: new InMemoryStore(), name: 'a', model: new ScriptedModel([calls(20)]), tools: [ThresholdRefundTool] }).run('x', { sessionId: 's-2', userId: 'intern' });
     expect(intern.status).toBe('paused');
   });
 
   it('does not ask a human about invalid arguments: they go back to the model', async () => {
     const model = new ScriptedModel([pay(-1), pay(10, 'second'), { text: 'ok' }]);
-    const agent = new Agent({ name: 'a', model, tools: [PayRefundTool] });
+    const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [PayRefundTool] });
     const result = await agent.run('x', who);
     expect(result.status).toBe('paused');
     expect(result.approvals.map((a) => a.toolCallId)).toEqual(['second']);
@@ -146,7 +146,7 @@ describe('approvals', () => {
       },
       { text: 'ok' },
     ]);
-    const agent = new Agent({ name: 'a', model, tools: [PayRefundTool] });
+    const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [PayRefundTool] });
     await agent.run('x', who);
 
     const still = await agent.approve(who, 'p1');

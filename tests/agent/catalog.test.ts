@@ -2,6 +2,7 @@ import { IsString } from 'class-validator';
 import {
   Agent,
   AgentContext,
+  InMemoryStore,
   Param,
   ScriptedModel,
   Tool,
@@ -54,7 +55,7 @@ beforeEach(() => (enabledChecks.length = 0));
 describe('per-turn tool catalog', () => {
   it('offers only tools with the agent’s tags, narrowed further per run', async () => {
     const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }]);
-    const agent = new Agent({ name: 'a', model, tools, catalog: { tags: ['orders', 'billing'] } });
+    const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools, catalog: { tags: ['orders', 'billing'] } });
     await agent.run('hi', { sessionId: 's-1', userId: 'u-1' });
     await agent.run('hi', { sessionId: 's-1', userId: 'u-1', tags: ['billing'] });
     expect(offered(model, 0)).toEqual(['list_orders', 'send_invoice']);
@@ -64,7 +65,7 @@ describe('per-turn tool catalog', () => {
   it("asks isEnabled with the real user's context, and refuses a call to a tool that was not offered", async () => {
     const registry = ToolRegistry.build({ tools });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_customer', arguments: { text: 'bob' } }] }, { text: 'cannot' }]);
-    const result = await new Agent({ name: 'a', model, tools: registry }).run('delete bob', { sessionId: 's-1', userId: 'u-1' });
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry }).run('delete bob', { sessionId: 's-1', userId: 'u-1' });
 
     expect(enabledChecks).toContain('u-1');
     expect(offered(model)).toEqual(['list_orders', 'send_invoice']);
@@ -73,7 +74,7 @@ describe('per-turn tool catalog', () => {
     expect((registry.get('delete_customer') as unknown as DeleteCustomerTool).ran).toBe(0);
 
     const admin = new ScriptedModel([{ toolCalls: [{ name: 'delete_customer', arguments: { text: 'bob' } }] }, { text: 'done' }]);
-    await new Agent({ name: 'a', model: admin, tools: registry }).run('delete bob', { sessionId: 's-2', userId: 'admin' });
+    await new Agent({ store: new InMemoryStore(), name: 'a', model: admin, tools: registry }).run('delete bob', { sessionId: 's-2', userId: 'admin' });
     expect(offered(admin)).toContain('delete_customer');
     expect((registry.get('delete_customer') as unknown as DeleteCustomerTool).ran).toBe(1);
   });
@@ -82,6 +83,7 @@ describe('per-turn tool catalog', () => {
     const seen: string[] = [];
     const model = new ScriptedModel([{ text: 'ok' }]);
     await new Agent({
+      store: new InMemoryStore(),
       name: 'a',
       model,
       tools: [ListOrdersTool, SendInvoiceTool],
@@ -138,7 +140,7 @@ describe('per-turn tool catalog', () => {
     it('sends the best k tools for the user message, filtering only the hits', async () => {
       expect(registry.names()).toHaveLength(2002);
       const model = new ScriptedModel([{ toolCalls: [{ name: 'process_refund', arguments: { id: 'A-1' } }] }, { text: 'done' }]);
-      const agent = new Agent({ name: 'a', model, tools: registry, catalog: { topK: 5 } });
+      const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry, catalog: { topK: 5 } });
       const result = await agent.run('I need a refund, my order arrived damaged', { sessionId: 's-1', userId: 'u-1' });
 
       expect(offered(model)[0]).toBe('process_refund');
@@ -151,13 +153,13 @@ describe('per-turn tool catalog', () => {
 
     it('a user allowed to see a guarded tool gets it', async () => {
       const model = new ScriptedModel([{ text: 'ok' }]);
-      await new Agent({ name: 'a', model, tools: registry, catalog: { topK: 3 } }).run('approve a refund exception', { sessionId: 's-2', userId: 'finance' });
+      await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry, catalog: { topK: 3 } }).run('approve a refund exception', { sessionId: 's-2', userId: 'finance' });
       expect(offered(model)[0]).toBe('approve_refund_exception');
     });
 
     it('always-offered tools come first, and a message with no match offers only them', async () => {
       const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }]);
-      const agent = new Agent({ name: 'a', model, tools: registry, catalog: { topK: 3, always: ['list_warehouse_10'] } });
+      const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry, catalog: { topK: 3, always: ['list_warehouse_10'] } });
       await agent.run('shipment carrier label', { sessionId: 's-3', userId: 'u-1' });
       await agent.run('zzzz qqqq', { sessionId: 's-4', userId: 'u-1' });
       expect(offered(model, 0)[0]).toBe('list_warehouse_10');
@@ -179,7 +181,7 @@ describe('per-turn tool catalog', () => {
 
   it('rejects bad catalog options at construction', () => {
     const model = new ScriptedModel([]);
-    expect(() => new Agent({ name: 'a', model, tools, catalog: { topK: 0 } })).toThrow(RangeError);
-    expect(() => new Agent({ name: 'a', model, tools, catalog: { always: ['nope'] } })).toThrow(/nope/);
+    expect(() => new Agent({ store: new InMemoryStore(), name: 'a', model, tools, catalog: { topK: 0 } })).toThrow(RangeError);
+    expect(() => new Agent({ store: new InMemoryStore(), name: 'a', model, tools, catalog: { always: ['nope'] } })).toThrow(/nope/);
   });
 });
