@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
 import { constraintRefs, type Check, type ConstraintRef } from '../schema/class-schema';
@@ -43,7 +43,7 @@ export function createJsonSchemaAjv(): Ajv {
 const paths = new Map<string, string>();
 
 /** `/address/zip` → `address.zip`, `/tags/2` → `tags[2]`. */
-export function toPath(pointer: string, extra?: string): string {
+function toPath(pointer: string, extra?: string): string {
   if (extra === undefined) {
     let path = paths.get(pointer);
     if (path === undefined) {
@@ -109,4 +109,3 @@ function render(ref: ConstraintRef, path: string, value: unknown): string {
   return message;
 }
 
-export type { ValidateFunction };
