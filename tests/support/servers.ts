@@ -67,6 +67,13 @@ function sendAndRead(port: number, payload: string, expect: string): Promise<boo
   });
 }
 
+/** Sends `sig` to a server that is still running and waits until it has exited. */
+async function signalChild(child: ChildProcess | undefined, sig: NodeJS.Signals): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(sig);
+  await exited(child);
+}
+
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
 }
@@ -106,12 +113,7 @@ export async function startRedis(): Promise<RedisServer> {
     child.stderr!.on('data', (d) => (log += d));
     await waitReady(child, 'redis-server', () => sendAndRead(port, 'PING\r\n', '+PONG'), () => log);
   };
-  const signal = async (sig: NodeJS.Signals) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const c = child;
-    c.kill(sig);
-    await exited(c);
-  };
+  const signal = (sig: NodeJS.Signals) => signalChild(child, sig);
   await start();
   return {
     port,
@@ -180,12 +182,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     child.stderr!.on('data', (d) => (log += d));
     await waitReady(child, 'postgres', () => pgReady(port), () => log);
   };
-  const signal = async (sig: NodeJS.Signals) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const c = child;
-    c.kill(sig);
-    await exited(c);
-  };
+  const signal = (sig: NodeJS.Signals) => signalChild(child, sig);
   await start();
   return {
     port,
