@@ -131,3 +131,13 @@ export class ToolAbortedError extends ToolwrightError {
     super('ABORTED', `Tool "${toolName}" was cancelled${reason instanceof Error ? `: ${reason.message}` : ''}.`, { cause: reason });
   }
 }
+
+/**
+ * A session, user, tenant or agent id that no store can keep exactly (empty, a lone surrogate, NUL,
+ * longer than 512 UTF-8 bytes). Raised before any I/O, the same on every store: retrying cannot help.
+ */
+export class InvalidIdError extends ToolwrightError {
+  constructor(readonly field: string, readonly reason: string) {
+    super('INVALID_ID', `Invalid ${field}: ${reason}. Use a non-empty, well-formed string without NUL, at most 512 UTF-8 bytes.`);
+  }
+}

@@ -3,6 +3,9 @@ import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionK
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
+  checkId,
+  checkMemoryKey,
+  checkSessionKey,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -111,6 +114,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
+    checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
     // One statement reads one snapshot: meta, state and history cannot come from different turns.
     const { rows } = await this.query(
@@ -138,6 +142,8 @@ export class PostgresStore implements SessionStore {
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    checkSessionKey(key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes);
     return this.transaction(async (db) => {
       // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
@@ -195,6 +201,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
+    checkSessionKey(key);
     await this.query(`DELETE FROM ${this.s}.sessions WHERE tenant = $1 AND session_id = $2`, [tenantOf(key), key.sessionId]);
   }
 
@@ -204,7 +211,45 @@ export class PostgresStore implements SessionStore {
     return res.rowCount ?? 0;
   }
 
+  async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
+    checkSessionKey(key);
+    if (userId !== null) checkId('userId', userId);
+    return this.transaction(async (db) => {
+      // Insert-if-absent; on conflict the row is locked until commit, so a concurrent claim waits and then sees the owner.
+      const { rows } = await db.query(
+        `INSERT INTO ${this.s}.sessions (tenant, session_id, user_id, expires_at)
+         VALUES ($1, $2, $3, CASE WHEN $4::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $4::float8) END)
+         ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
+         RETURNING id, user_id, (expires_at IS NOT NULL AND expires_at <= now()) AS expired`,
+        [tenantOf(key), key.sessionId, userId, this.ttlSeconds ?? null],
+      );
+      const row = rows[0] as { id: string; user_id: string | null; expired: boolean };
+      if (!row.expired) return row.user_id;
+      // Expired: the session starts over, owned by the claimant.
+      await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
+      await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+      await db.query(
+        `UPDATE ${this.s}.sessions SET user_id = $2, user_input = NULL, pending_run = NULL, version = 0,
+           expires_at = CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $3::float8) END
+         WHERE id = $1`,
+        [row.id, userId, this.ttlSeconds ?? null],
+      );
+      return userId;
+    });
+  }
+
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+    checkSessionKey(key);
+    const res = await this.query(
+      `UPDATE ${this.s}.sessions SET pending_run = $3, version = version + 1
+       WHERE tenant = $1 AND session_id = $2 AND COALESCE(pending_run, 'null') = $4 AND (expires_at IS NULL OR expires_at > now())`,
+      [tenantOf(key), key.sessionId, next === null ? null : JSON.stringify(next), JSON.stringify(expected ?? null)],
+    );
+    return res.rowCount === 1;
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
+    checkMemoryKey(key);
     const { rows } = await this.query(
       `SELECT m.summary, m.version,
          ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id ORDER BY seq) AS entries
@@ -216,6 +261,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    checkMemoryKey(key);
     const c = encodeMemoryChanges(changes);
     return this.transaction(async (db) => {
       const locked = await db.query(

@@ -4,6 +4,9 @@ import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
+  checkId,
+  checkMemoryKey,
+  checkSessionKey,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -87,12 +90,43 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 return {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}
 `;
 
+/**
+ * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId. Creates the session owned by the
+ * claimant when its meta is missing; returns the owner afterwards: 'u' .. userId, or 'n' (anonymous).
+ */
+const CLAIM_SESSION = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local owner = redis.call('HGET', KEYS[1], 'userId')
+  if owner then return 'u' .. owner end
+  return 'n'
+end
+redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[1], 'version', 0)
+if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'userId', ARGV[3]) end
+local ttl = tonumber(ARGV[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+if ARGV[2] == '1' then return 'u' .. ARGV[3] end
+return 'n'
+`;
+
+/** KEYS: meta. ARGV: expected pendingRun JSON, next JSON. 1 when swapped. */
+const SWAP_PENDING_RUN = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local current = redis.call('HGET', KEYS[1], 'pendingRun') or 'null'
+if current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'pendingRun', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'version', 1)
+return 1
+`;
+
 type ScriptFn = (...args: Array<string | number>) => Promise<unknown>;
 interface ScriptedClient {
   toolwrightSaveSession: ScriptFn;
   toolwrightLoadSession: ScriptFn;
   toolwrightSaveMemory: ScriptFn;
   toolwrightLoadMemory: ScriptFn;
+  toolwrightClaimSession: ScriptFn;
+  toolwrightSwapPendingRun: ScriptFn;
 }
 
 /**
@@ -136,6 +170,8 @@ export class RedisStore implements SessionStore {
     this.client.defineCommand('toolwrightLoadSession', { numberOfKeys: 3, lua: LOAD_SESSION });
     this.client.defineCommand('toolwrightSaveMemory', { numberOfKeys: 2, lua: SAVE_MEMORY });
     this.client.defineCommand('toolwrightLoadMemory', { numberOfKeys: 2, lua: LOAD_MEMORY });
+    this.client.defineCommand('toolwrightClaimSession', { numberOfKeys: 3, lua: CLAIM_SESSION });
+    this.client.defineCommand('toolwrightSwapPendingRun', { numberOfKeys: 1, lua: SWAP_PENDING_RUN });
   }
 
   /** The keys of one session: meta, state, history. */
@@ -154,6 +190,7 @@ export class RedisStore implements SessionStore {
   }
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
+    checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadSession(...this.sessionKeys(key), limit ?? -1))) as
       | [string[], string[], string[]]
@@ -171,6 +208,8 @@ export class RedisStore implements SessionStore {
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    checkSessionKey(key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes);
     const args: Array<string | number> = [
       ...this.sessionKeys(key),
@@ -195,10 +234,28 @@ export class RedisStore implements SessionStore {
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
+    checkSessionKey(key);
     await guard('redis', () => this.client.del(...this.sessionKeys(key)));
   }
 
+  async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
+    checkSessionKey(key);
+    if (userId !== null) checkId('userId', userId);
+    const owner = (await guard('redis', () =>
+      this.scripts.toolwrightClaimSession(...this.sessionKeys(key), this.ttlMs, userId === null ? '0' : '1', userId ?? ''),
+    )) as string;
+    return owner === 'n' ? null : owner.slice(1);
+  }
+
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+    checkSessionKey(key);
+    const [meta] = this.sessionKeys(key);
+    const args = [meta, JSON.stringify(expected ?? null), JSON.stringify(next ?? null)];
+    return Number(await guard('redis', () => this.scripts.toolwrightSwapPendingRun(...args))) === 1;
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
+    checkMemoryKey(key);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key)))) as [string[], string[]] | null;
     if (!reply) return undefined;
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
@@ -210,6 +267,7 @@ export class RedisStore implements SessionStore {
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    checkMemoryKey(key);
     const c = encodeMemoryChanges(changes);
     const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), ...c.added];
     return Number(await guard('redis', () => this.scripts.toolwrightSaveMemory(...args)));

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../errors/errors';
+import { InvalidIdError, StoreUnavailableError } from '../errors/errors';
 import type { Message } from '../session/message';
 import type {
   MemoryChanges,
@@ -132,4 +132,32 @@ export function encodeSessionChanges(changes: SessionChanges): EncodedSessionCha
 
 export function encodeMemoryChanges(changes: MemoryChanges): { added: string[]; summary: string | null | undefined } {
   return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
+}
+
+/** The longest id (in UTF-8 bytes) every store keeps and indexes: PostgreSQL's btree entries cap at ~2.7 KB per key tuple. */
+export const MAX_ID_BYTES = 512;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Throws InvalidIdError for an id a store cannot keep exactly: PostgreSQL refuses NUL and turns lone
+ * surrogates into U+FFFD (merging different ids), '' is the stores' "no tenant", and long ids break indexes.
+ */
+export function checkId(field: string, value: unknown): void {
+  if (typeof value !== 'string') throw new InvalidIdError(field, `expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (value.length === 0) throw new InvalidIdError(field, 'it is empty');
+  if (LONE_SURROGATE.test(value)) throw new InvalidIdError(field, 'it contains a lone UTF-16 surrogate');
+  if (value.includes('\u0000')) throw new InvalidIdError(field, 'it contains NUL');
+  if (value.length > MAX_ID_BYTES / 3 && Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES) throw new InvalidIdError(field, `it is longer than ${MAX_ID_BYTES} UTF-8 bytes`);
+}
+
+export function checkSessionKey(key: SessionKey): void {
+  checkId('sessionId', key.sessionId);
+  if (key.tenantId !== undefined) checkId('tenantId', key.tenantId);
+}
+
+export function checkMemoryKey(key: MemoryKey): void {
+  checkId('agentName', key.agentName);
+  checkId('userId', key.userId);
+  if (key.tenantId !== undefined) checkId('tenantId', key.tenantId);
 }

@@ -5,6 +5,9 @@ import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionK
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
+  checkId,
+  checkMemoryKey,
+  checkSessionKey,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -109,6 +112,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
+    checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit ?? this.options.historyWindow);
     return guard('sqlite', () => {
       const db = this.db();
@@ -138,6 +142,8 @@ export class SqliteStore implements SessionStore {
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    checkSessionKey(key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes);
     return guard('sqlite', () => {
       const db = this.db();
@@ -187,6 +193,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
+    checkSessionKey(key);
     return guard('sqlite', () => {
       const db = this.db();
       db.transaction(() => {
@@ -210,7 +217,44 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
+    checkSessionKey(key);
+    if (userId !== null) checkId('userId', userId);
+    return guard('sqlite', () => {
+      const db = this.db();
+      const tenant = tenantOf(key);
+      // Under the write lock: of two processes claiming at once, the second sees the first's row.
+      return db.transaction((): string | null => {
+        const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as SessionMetaRow | undefined;
+        if (row && !this.expired(row)) return row.user_id;
+        if (row) this.deleteRows(db, row.id);
+        const ttl = this.options.sessionTtlSeconds;
+        this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(
+          tenant,
+          key.sessionId,
+          userId,
+          ttl === undefined ? null : Date.now() + ttl * 1000,
+        );
+        return userId;
+      }).immediate();
+    });
+  }
+
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+    checkSessionKey(key);
+    const want = JSON.stringify(expected ?? null);
+    const value = next === null ? null : JSON.stringify(next);
+    return guard('sqlite', () => {
+      const changed = this.sql(
+        `UPDATE sessions SET pending_run = ?, version = version + 1
+         WHERE tenant = ? AND session_id = ? AND COALESCE(pending_run, 'null') = ? AND (expires_at IS NULL OR expires_at > ?)`,
+      ).run(value, tenantOf(key), key.sessionId, want, Date.now());
+      return changed.changes === 1;
+    });
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
+    checkMemoryKey(key);
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction(() => {
@@ -224,6 +268,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    checkMemoryKey(key);
     const c = encodeMemoryChanges(changes);
     return guard('sqlite', () => {
       const db = this.db();

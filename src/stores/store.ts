@@ -11,7 +11,8 @@ import type {
  * Where sessions and memories live. A turn loads once and saves once; `save*` applies the
  * turn's changes atomically as a merge (see `SessionChanges`), so concurrent turns of one
  * session lose no write. Implementations throw `StoreUnavailableError` when the backend is
- * down or times out, and leave nothing half-written.
+ * down or times out, and leave nothing half-written; an id no store can keep exactly fails first
+ * with `InvalidIdError` (`checkSessionKey` / `checkMemoryKey`).
  */
 export interface LoadSessionOptions {
   /**
@@ -27,6 +28,18 @@ export interface SessionStore {
   /** Creates the session when missing; returns the new version. */
   saveSession(key: SessionKey, changes: SessionChanges): Promise<number>;
   deleteSession(key: SessionKey): Promise<void>;
+  /**
+   * Claims a session for `userId` (null: anonymous) atomically: when it does not exist (or has expired)
+   * it is created empty (version 0) and owned by the claimant; otherwise nothing changes. Returns the
+   * session's owner afterwards (null: anonymous), so of two claims at once exactly one owner wins.
+   */
+  claimSession(key: SessionKey, userId: string | null): Promise<string | null>;
+  /**
+   * Replaces the session's `pendingRun` with `next` only if it still equals `expected` (as JSON text),
+   * atomically, and counts as a save (version + 1). Returns whether it did: of two processes resuming
+   * one paused run, exactly one wins.
+   */
+  compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean>;
   loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined>;
   /** Creates the memory when missing; returns the new version. */
   saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number>;

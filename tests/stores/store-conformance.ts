@@ -4,6 +4,7 @@ import { AgentMemory } from '../../src/session/agent-memory';
 import type { Message } from '../../src/session/message';
 import type { SessionKey } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
+import { InvalidIdError, StoreUnavailableError } from '../../src/errors/errors';
 
 export interface ConformanceStoreOptions {
   sessionTtlSeconds?: number;
@@ -259,6 +260,87 @@ export function describeStoreConformance(
       // Deleting such a key deletes the data, not anything inherited.
       await turn(store, key, (c) => c.forgetState('__proto__'));
       expect(Object.keys((await store.loadSession(key))!.state).sort()).toEqual(['constructor', 'toString']);
+    });
+
+    it('claims a new session for exactly one owner, atomically; an existing session keeps its owner', async () => {
+      // 20 claimants at once (users and anonymous): one wins, every claim reports that winner.
+      const key = { sessionId: sid(), tenantId: 't-claim' };
+      const claimants = Array.from({ length: 20 }, (_, i) => (i % 5 === 4 ? null : `user-${i}`));
+      const owners = await Promise.all(claimants.map((u) => store.claimSession(key, u)));
+      expect(new Set(owners).size).toBe(1);
+      expect(claimants).toContain(owners[0]);
+      const created = (await store.loadSession(key))!;
+      expect(created).toMatchObject({ state: {}, history: [], version: 0, pendingRun: null });
+      expect(created.userId ?? null).toBe(owners[0]);
+
+      // A claim never takes over a session that exists, whoever owns it.
+      const owned = { sessionId: sid() };
+      await turn(store, owned, (c) => c.addMessage(user('hi')));
+      await store.saveSession(owned, { userId: 'alice', set: {}, deleted: [], appended: [] });
+      await expect(store.claimSession(owned, 'mallory')).resolves.toBe('alice');
+      await expect(store.claimSession(owned, null)).resolves.toBe('alice');
+      const anonymous = { sessionId: sid() };
+      await expect(store.claimSession(anonymous, null)).resolves.toBeNull();
+      await expect(store.claimSession(anonymous, 'mallory')).resolves.toBeNull();
+      expect((await store.loadSession(owned))!).toMatchObject({ userId: 'alice', history: [user('hi')], version: 2 });
+      // The claimed session is an ordinary one: saves merge into it.
+      await turn(store, key, (c) => c.addMessage(user('first')));
+      expect((await store.loadSession(key))!).toMatchObject({ history: [user('first')], version: 1 });
+    });
+
+    it('swaps a pending run only when it is still the one expected: of 20 swaps at once, one wins', async () => {
+      const key = { sessionId: sid() };
+      await expect(store.compareAndSetPendingRun(key, null, { runId: 'r' })).resolves.toBe(false); // no session
+      const paused = { kind: 'run', runId: 'r-1', approvals: [{ id: '__proto__' }], decisions: { constructor: { ok: true } } };
+      await store.saveSession(key, { set: {}, deleted: [], appended: [user('x')], pendingRun: paused });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.compareAndSetPendingRun(key, paused, { ...paused, claim: `claimant-${i}` })),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      const snap = (await store.loadSession(key))!;
+      expect(snap.pendingRun).toEqual({ ...paused, claim: `claimant-${winner}` });
+      expect(snap.version).toBe(2);
+      expect(snap.history).toEqual([user('x')]);
+      // A stale expectation fails and writes nothing; the current one succeeds, also to null.
+      await expect(store.compareAndSetPendingRun(key, paused, null)).resolves.toBe(false);
+      await expect(store.compareAndSetPendingRun(key, snap.pendingRun, null)).resolves.toBe(true);
+      expect((await store.loadSession(key))!).toMatchObject({ pendingRun: null, version: 3 });
+      await expect(store.compareAndSetPendingRun(key, null, paused)).resolves.toBe(true);
+      expect((await store.loadSession(key))!.pendingRun).toEqual(paused);
+    });
+
+    it('refuses ids no store can keep exactly with InvalidIdError, before any I/O, and stores nothing', async () => {
+      const bad = ['', 'a\u0000b', 'lone \uD800 high', 'lone \uDFFF low', '\uDC00\uD800', 'x'.repeat(10_000), 'é'.repeat(257)];
+      const changes = { set: { a: 1 }, deleted: [], appended: [user('m')] };
+      for (const id of bad) {
+        const calls: Array<() => Promise<unknown>> = [
+          () => store.loadSession({ sessionId: id }),
+          () => store.saveSession({ sessionId: id }, changes),
+          () => store.saveSession({ sessionId: sid(), tenantId: id }, changes),
+          () => store.saveSession({ sessionId: sid() }, { ...changes, userId: id }),
+          () => store.deleteSession({ sessionId: id }),
+          () => store.claimSession({ sessionId: id }, null),
+          () => store.claimSession({ sessionId: sid() }, id),
+          () => store.compareAndSetPendingRun({ sessionId: id }, null, null),
+          () => store.loadMemory({ agentName: 'a', userId: id }),
+          () => store.loadMemory({ agentName: id, userId: 'u' }),
+          () => store.saveMemory({ agentName: 'a', userId: id }, { added: [] }),
+          () => store.saveMemory({ agentName: 'a', userId: 'u', tenantId: id }, { added: [] }),
+        ];
+        for (const call of calls) {
+          const error = await call().catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(InvalidIdError);
+          expect(error).not.toBeInstanceOf(StoreUnavailableError);
+          expect((error as InvalidIdError).code).toBe('INVALID_ID');
+        }
+      }
+      // Ids at the limit, and astral characters (well-formed surrogate pairs), are kept exactly and apart.
+      const ids = ['😀'.repeat(128), '😁'.repeat(128), 'x'.repeat(512), 'ä'.repeat(256)];
+      for (const [i, id] of ids.entries()) await store.saveSession({ sessionId: id, tenantId: id }, { userId: id, set: { i }, deleted: [], appended: [] });
+      for (const [i, id] of ids.entries()) {
+        expect(await store.loadSession({ sessionId: id, tenantId: id })).toMatchObject({ sessionId: id, tenantId: id, userId: id, state: { i } });
+      }
     });
 
     if (features.ttl) {
