@@ -58,6 +58,12 @@ export type {
   BeforeToolCallDecision,
   RunStartEvent,
   RunEndEvent,
+  ResumeOptions,
+  Approver,
+  ApprovalRecord,
+  StepResult,
+  RepairEvent,
+  RepairedCall,
 } from './agent/agent';
 export { ToolCatalog } from './agent/catalog';
 export type { CatalogOptions, CatalogSelection } from './agent/catalog';
@@ -71,6 +77,8 @@ export {
   RunPausedError,
   ApprovalDecisionError,
   SessionForbiddenError,
+  ModelCallFailedError,
+  RunClaimedError,
 } from './agent/errors';
 
 // Provider tool formats
@@ -89,5 +97,7 @@ export {
   ToolAbortedError,
   StoreUnavailableError,
   ModelError,
+  ModelRetryError,
+  InvalidIdError,
 } from './errors/errors';
 export type { FieldError } from './errors/errors';

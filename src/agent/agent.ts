@@ -1,28 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ContainerLike } from '../container/container';
-import { ToolExecutionError, ToolNotFoundError, ToolwrightError } from '../errors/errors';
+import { ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
+import type { ToolDefinition } from '../schema/json-schema';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry';
 import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import type { Message, ToolCall } from '../session/message';
 import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
 import { SqliteStore } from '../stores/sqlite.store';
+import { checkId } from '../stores/snapshot-rows';
 import type { SessionStore } from '../stores/store';
 import { ToolCatalog, type CatalogOptions, type CatalogSelection } from './catalog';
 import {
   AgentRunError,
   ApprovalDecisionError,
   MaxTurnsExceededError,
+  ModelCallFailedError,
   RetryBudgetExceededError,
   RunAbortedError,
+  RunClaimedError,
   RunNotFoundError,
   RunPausedError,
   SessionForbiddenError,
   ToolCallFailedError,
 } from './errors';
-import type { Model, ModelUsage } from './model';
+import type { Model, ModelResponse, ModelUsage } from './model';
 
 /** What happens to an unexpected tool failure (TOOL_FAILED, INVALID_OUTPUT, TOOL_TIMEOUT). */
 export type ErrorBoundary = 'throw' | 'redact';
@@ -55,6 +59,69 @@ export interface AgentOptions {
   catalog?: CatalogOptions;
   /** Load only the last N messages of a session's history into the model's context. */
   historyLimit?: number;
+  /**
+   * Ends the run after a step whose tool calls have run, when it returns true (the Vercel AI SDK's
+   * `stopWhen`): the run completes without asking the model again. `maxTurns` still applies.
+   */
+  stopWhen?: (step: StepResult) => boolean | Promise<boolean>;
+  /**
+   * Called before anything is decided for a call the model got wrong (unknown or misspelled tool
+   * name, bad JSON, invalid arguments): return a corrected call (same id) to run instead, or nothing
+   * to send the error back to the model. A repaired call is checked and approved like any other.
+   */
+  repairToolCall?: (event: RepairEvent) => RepairedCall | null | undefined | void | Promise<RepairedCall | null | undefined | void>;
+  /**
+   * How long a resume holds a paused run before another process may take it over (a process that
+   * died mid-resume). Default 10 minutes.
+   */
+  resumeLeaseMs?: number;
+  /** Where failures of observer hooks (onRunStart, onRunEnd, onToolError, repairToolCall) go. Default: `process.emitWarning`. */
+  onHookError?: (error: unknown, hook: string) => void;
+}
+
+/** One model step, after its tool calls ran: what `stopWhen` looks at. */
+export interface StepResult {
+  /** Model calls so far in this run (1 for the first step). */
+  turn: number;
+  /** The model's text of this step, if any. */
+  text: string | null;
+  toolCalls: readonly ToolCall[];
+  /** What each call of this step did, in call order. */
+  results: readonly ToolCallRecord[];
+  usage: ModelUsage;
+  context: AgentContext;
+}
+
+export interface RepairEvent {
+  call: ToolCall;
+  /** Why the call cannot run: TOOL_NOT_FOUND, INVALID_JSON or INVALID_ARGUMENTS. */
+  error: ToolwrightError;
+  /** The tools offered this turn. */
+  tools: readonly ToolDefinition[];
+  context: AgentContext;
+}
+
+export interface RepairedCall {
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+/** Who decided a paused call: not the session's user (a manager, a reviewer, a service). */
+export interface Approver {
+  id: string;
+  /** Anything else to record with the decision (name, role…); plain JSON. */
+  [key: string]: unknown;
+}
+
+/** A decision as recorded with the paused run, the call's record and the hooks' events. */
+export interface ApprovalRecord {
+  approved: boolean;
+  approver?: Approver;
+  /** The rejection reason. */
+  reason?: string;
+  /** The approver changed the arguments. */
+  edited: boolean;
+  decidedAt: number;
 }
 
 export interface RunOptions {
@@ -68,6 +135,12 @@ export interface RunOptions {
   tags?: readonly string[];
 }
 
+/** `approve` / `reject` / `resume`: the session (and its owner, `userId`) and who decides. */
+export interface ResumeOptions extends RunOptions {
+  /** The approver's identity, recorded with each decision and shown to hooks; a string is `{ id }`. */
+  approver?: string | Approver;
+}
+
 export interface ToolCallRecord {
   id: string;
   name: string;
@@ -79,6 +152,8 @@ export interface ToolCallRecord {
   /** The error code when status is `error`. */
   code?: string;
   durationMs: number;
+  /** For a call that waited for approval: the decision and who made it. */
+  approval?: ApprovalRecord;
 }
 
 export interface PendingApproval {
@@ -107,6 +182,8 @@ export interface RunResult {
   durationMs: number;
   /** The calls waiting for a decision when `status` is `paused`. */
   approvals: PendingApproval[];
+  /** Set when `stopWhen` ended the run. */
+  stoppedBy?: 'stopWhen';
 }
 
 export interface ToolCallEvent {
@@ -119,6 +196,8 @@ export interface ToolCallEvent {
   /** The arguments about to run (JSON). */
   arguments: string;
   context: AgentContext;
+  /** For a call that waited for approval: the decision and the approver. */
+  approval?: ApprovalRecord;
 }
 
 export type BeforeToolCallDecision = void | undefined | { arguments: string | Record<string, unknown> } | { deny: string };
@@ -166,11 +245,16 @@ interface StoredRun {
   turns: number;
   assistant: Extract<Message, { role: 'assistant' }> & { toolCalls: ToolCall[] };
   approvals: PendingApproval[];
-  decisions: Record<string, ApprovalDecision>;
+  /** By tool call id (own keys only: ids are the model's). */
+  decisions: Record<string, StoredDecision>;
   records: ToolCallRecord[];
   usage: ModelUsage;
   failures: Record<string, number>;
+  /** Set while one process resumes the run (see `resumeLeaseMs`). */
+  claim?: { id: string; at: number };
 }
+
+type StoredDecision = ApprovalDecision & { approver?: Approver; decidedAt?: number };
 
 interface RunState {
   runId: string;
@@ -190,6 +274,11 @@ interface RunState {
   usage: ModelUsage;
   failures: Record<string, number>;
   hadPending: boolean;
+  /** The paused run as this process stored it: claimed for a resume, or with new decisions already written. */
+  stored?: StoredRun;
+  /** Call ids used in this run, so that every id is unique before anything is decided. */
+  callIds: Set<string>;
+  stopped?: boolean;
 }
 
 interface CallOutcome {
@@ -200,6 +289,7 @@ interface CallOutcome {
   status: ToolCallRecord['status'];
   durationMs: number;
   handling?: 'retry' | ErrorBoundary | 'abort';
+  approval?: ApprovalRecord;
 }
 
 interface ToolPlan {
@@ -207,7 +297,7 @@ interface ToolPlan {
   timeoutMs?: number;
 }
 
-const CORRECTABLE = new Set(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND']);
+const CORRECTABLE = new Set(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'MODEL_RETRY']);
 const NO_APPROVALS: PendingApproval[] = [];
 
 /**
@@ -236,6 +326,10 @@ export class Agent {
   private readonly onError: AgentHooks['onToolError'][];
   /** Some hook set watches run start/end. */
   private readonly observed: boolean;
+  private readonly stopWhen?: AgentOptions['stopWhen'];
+  private readonly repair?: AgentOptions['repairToolCall'];
+  private readonly resumeLeaseMs: number;
+  private readonly onHookError: (error: unknown, hook: string) => void;
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -261,6 +355,12 @@ export class Agent {
     this.after = this.hooks.filter((h) => h.afterToolCall).map((h) => h.afterToolCall!.bind(h));
     this.onError = this.hooks.filter((h) => h.onToolError).map((h) => h.onToolError!.bind(h));
     this.observed = this.hooks.some((h) => h.onRunStart || h.onRunEnd);
+    this.stopWhen = options.stopWhen;
+    this.repair = options.repairToolCall;
+    this.resumeLeaseMs = options.resumeLeaseMs ?? 10 * 60_000;
+    this.onHookError =
+      options.onHookError ??
+      ((error, hook) => process.emitWarning(`toolwright agent "${this.name}": ${hook} hook failed: ${error instanceof Error ? error.message : String(error)}`, 'ToolwrightHookWarning'));
   }
 
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */
@@ -275,37 +375,68 @@ export class Agent {
   /**
    * Decides calls of a paused run (by tool call id) and, once every call is decided, runs them and
    * continues the loop. Works from the stored run alone, so any process (any Agent instance with
-   * the same name, tools and store) can resume it. Undecided calls keep the run paused.
+   * the same name, tools and store) can resume it. Undecided calls keep the run paused. Decisions
+   * are written, and the run claimed for running, atomically in the store: of two approvers at
+   * once, one wins and the other gets RunClaimedError; the tools run once.
    */
-  async resume(options: RunOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult> {
+  async resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult> {
+    const approver = approverOf(options.approver);
     const { state, pending } = await this.open(options, undefined);
     if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
+    const merged: Record<string, StoredDecision> = {};
+    for (const [id, decision] of Object.entries(pending.decisions ?? {})) setOwn(merged, id, decision);
+    const decidedAt = Date.now();
     for (const [id, decision] of Object.entries(decisions)) {
-      if (!pending.approvals.some((a) => a.toolCallId === id)) {
+      const approval = pending.approvals.find((a) => a.toolCallId === id);
+      if (!approval) {
         throw new ApprovalDecisionError(`Tool call "${id}" is not waiting for approval. Pending: ${pending.approvals.map((a) => a.toolCallId).join(', ')}.`);
       }
       if (!decision || (decision.approve !== true && (decision.approve !== false || typeof decision.reason !== 'string' || !decision.reason))) {
         throw new ApprovalDecisionError(`Decision for "${id}" must be { approve: true, arguments? } or { approve: false, reason: "…" }.`);
       }
-      pending.decisions[id] = decision;
+      if (decision.approve && decision.arguments !== undefined) await this.checkEdit(approval, decision.arguments);
+      setOwn(merged, id, { ...decision, ...(approver ? { approver } : {}), decidedAt });
     }
-    return this.drive(state, pending);
+    const complete = pending.approvals.every((a) => Object.hasOwn(merged, a.toolCallId));
+    if (complete && pending.claim && decidedAt - pending.claim.at < this.resumeLeaseMs) throw new RunClaimedError(options.sessionId, pending.runId);
+    const next: StoredRun = { ...pending, decisions: merged };
+    // Claimed before anything runs; a claim left by a process that died expires after resumeLeaseMs.
+    if (complete) next.claim = { id: randomUUID(), at: decidedAt };
+    else delete next.claim;
+    if (!(await this.store.compareAndSetPendingRun(state.key, pending, next))) throw new RunClaimedError(options.sessionId, pending.runId);
+    state.stored = JSON.parse(JSON.stringify(next)) as StoredRun; // as stored: the run mutates `next` (records, usage)
+    return this.drive(state, next);
   }
 
   /** Approves one pending call, optionally with edited arguments. */
-  approve(options: RunOptions, toolCallId: string, editedArguments?: string | Record<string, unknown>): Promise<RunResult> {
+  approve(options: ResumeOptions, toolCallId: string, editedArguments?: string | Record<string, unknown>): Promise<RunResult> {
     return this.resume(options, { [toolCallId]: editedArguments === undefined ? { approve: true } : { approve: true, arguments: editedArguments } });
   }
 
   /** Rejects one pending call; the model sees the reason. */
-  reject(options: RunOptions, toolCallId: string, reason: string): Promise<RunResult> {
+  reject(options: ResumeOptions, toolCallId: string, reason: string): Promise<RunResult> {
     return this.resume(options, { [toolCallId]: { approve: false, reason } });
   }
 
+  /** An approver's edit is validated when given: refused to the approver (field errors), never sent to the model. */
+  private async checkEdit(approval: PendingApproval, edited: string | Record<string, unknown>): Promise<void> {
+    try {
+      await this.registry.parse(approval.name, edited);
+    } catch (error) {
+      if (!(error instanceof ToolInputError)) throw error;
+      throw new ApprovalDecisionError(
+        `The edited arguments for "${approval.toolCallId}" (${approval.name}) are invalid: ${error.message}. The run stays paused.`,
+        error.errors,
+      );
+    }
+  }
+
   /** The calls a session's paused run waits on (empty when nothing is paused). */
-  async pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId'>): Promise<PendingApproval[]> {
+  async pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingApproval[]> {
     const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId }, { historyLimit: 0 });
-    return this.storedRun(snapshot)?.approvals ?? [];
+    if (snapshot && (snapshot.userId ?? null) !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    const run = this.storedRun(snapshot);
+    return run ? run.approvals.filter((a) => !Object.hasOwn(run.decisions ?? {}, a.toolCallId)) : [];
   }
 
   // --- the run -------------------------------------------------------------------------------
@@ -314,30 +445,33 @@ export class Agent {
     if (this.observed) await this.emitStart(state);
     let result: RunResult;
     let stored: StoredRun | undefined;
+    // New decisions of a run still paused were written by compare-and-set: saving the run again could undo a concurrent one.
+    let written = false;
     try {
       if (pending) {
-        const undecided = pending.approvals.filter((a) => !pending.decisions[a.toolCallId]);
-        if (undecided.length > 0) {
+        if (pending.approvals.some((a) => !Object.hasOwn(pending.decisions, a.toolCallId))) {
           stored = pending;
+          written = true;
         } else {
           state.context.addMessage(pending.assistant);
-          await this.runCalls(state, pending.assistant.toolCalls, await this.select(state), pending.decisions);
+          await this.step(state, pending.assistant, await this.select(state), pending.decisions);
         }
       }
-      stored ??= await this.loop(state);
+      if (!stored && !state.stopped) stored = await this.loop(state);
       result = this.result(state, stored);
     } catch (error) {
       const failure = state.signal?.aborted && !(error instanceof RunAbortedError)
         ? new RunAbortedError(state.key.sessionId, state.context.getConversationHistory(), state.signal.reason)
         : error;
       // Keep what happened (the history is complete: every call has its result); the failure wins over a save error.
-      await this.save(state, state.hadPending ? null : undefined).catch(() => undefined);
+      await this.save(state, state.hadPending ? null : undefined).catch(() => this.release(state));
       if (this.observed) await this.emitEnd(state, 'failed', failure);
       throw failure;
     }
     try {
-      await this.save(state, stored ?? (state.hadPending ? null : undefined));
+      await this.save(state, written ? undefined : (stored ?? (state.hadPending ? null : undefined)));
     } catch (error) {
+      await this.release(state);
       if (this.observed) await this.emitEnd(state, 'failed', error);
       throw error;
     }
@@ -353,30 +487,90 @@ export class Agent {
       if (state.turns >= this.maxTurns) throw new MaxTurnsExceededError(this.maxTurns, state.key.sessionId, context.getConversationHistory());
       const selected = this.select(state);
       const selection = selected instanceof Promise ? await selected : selected;
-      const response = await this.model.generate({
-        instructions: state.instructions,
-        messages: context.getConversationHistory(),
-        tools: selection.definitions,
-        signal: state.signal,
-      });
+      let response: ModelResponse;
+      try {
+        response = await this.model.generate({
+          instructions: state.instructions,
+          messages: context.getConversationHistory(),
+          tools: selection.definitions,
+          signal: state.signal,
+        });
+      } catch (error) {
+        throw new ModelCallFailedError(this.model.name, state.key.sessionId, context.getConversationHistory(), error);
+      }
       state.turns++;
       if (response.usage) {
         state.usage.inputTokens += response.usage.inputTokens;
         state.usage.outputTokens += response.usage.outputTokens;
       }
-      const calls = response.toolCalls;
-      if (calls.length === 0) {
+      if (response.toolCalls.length === 0) {
         context.addMessage({ role: 'assistant', content: response.content });
         return undefined;
       }
+      // One id per call before anything is decided: a decision, a result and an idempotency key each name one call.
+      let calls = uniqueCallIds(response.toolCalls, state.callIds);
+      if (this.repair) calls = await this.repairCalls(state, calls, selection);
       const assistant = { role: 'assistant' as const, content: response.content, toolCalls: calls };
       if (this.approvalTools.length > 0) {
         const approvals = await this.approvalsNeeded(state, calls, selection);
         if (approvals.length > 0) return this.pause(state, assistant, approvals);
       }
       context.addMessage(assistant);
-      await this.runCalls(state, calls, selection, undefined);
+      await this.step(state, assistant, selection, undefined);
+      if (state.stopped) return undefined;
     }
+  }
+
+  /** Runs one response's calls, then asks `stopWhen` whether the run ends here. */
+  private async step(state: RunState, assistant: StoredRun['assistant'], selection: CatalogSelection, decisions?: Record<string, StoredDecision>): Promise<void> {
+    const before = state.records.length;
+    await this.runCalls(state, assistant.toolCalls, selection, decisions);
+    if (!this.stopWhen) return;
+    const step: StepResult = {
+      turn: state.turns,
+      text: assistant.content,
+      toolCalls: assistant.toolCalls,
+      results: state.records.slice(before),
+      usage: { ...state.usage },
+      context: state.context,
+    };
+    if (await this.stopWhen(step)) state.stopped = true;
+  }
+
+  /** Offers each call the model got wrong to `repairToolCall`, before approvals see the calls. */
+  private async repairCalls(state: RunState, calls: ToolCall[], selection: CatalogSelection): Promise<ToolCall[]> {
+    const out: ToolCall[] = [];
+    for (const call of calls) {
+      let error: ToolwrightError | undefined;
+      if (!this.registry.has(call.name) || (selection.offered && !selection.offered.has(call.name))) {
+        error = new ToolNotFoundError(call.name, selection.offered ? [...selection.offered] : this.registry.names());
+      } else {
+        try {
+          await this.registry.parse(call.name, call.arguments);
+        } catch (e) {
+          if (!(e instanceof ToolwrightError) || !CORRECTABLE.has(e.code)) throw e;
+          error = e;
+        }
+      }
+      let fixed: RepairedCall | null | undefined | void;
+      if (error) {
+        try {
+          fixed = await this.repair!({ call, error, tools: selection.definitions, context: state.context });
+        } catch (hookError) {
+          this.onHookError(hookError, 'repairToolCall');
+        }
+      }
+      out.push(fixed ? { id: call.id, name: fixed.name, arguments: typeof fixed.arguments === 'string' ? fixed.arguments : JSON.stringify(fixed.arguments) } : call);
+    }
+    return out;
+  }
+
+  /** Gives up this process's claim on a paused run whose resume could not be saved, so a retry can resume it. */
+  private async release(state: RunState): Promise<void> {
+    const claimed = state.stored;
+    if (!claimed?.claim) return;
+    const { claim: _claim, ...released } = claimed;
+    await this.store.compareAndSetPendingRun(state.key, claimed, released).catch(() => undefined);
   }
 
   private select(state: RunState): CatalogSelection | Promise<CatalogSelection> {
@@ -388,13 +582,13 @@ export class Agent {
    * sequential tool alone. Every call settles, then results go to the history in call order; only
    * then does a failure (retry budget, `throw` boundary, cancellation) end the run.
    */
-  private async runCalls(state: RunState, calls: readonly ToolCall[], selection: CatalogSelection, decisions?: Record<string, ApprovalDecision>): Promise<void> {
+  private async runCalls(state: RunState, calls: readonly ToolCall[], selection: CatalogSelection, decisions?: Record<string, StoredDecision>): Promise<void> {
     const outcomes: CallOutcome[] = new Array(calls.length);
     const exec = async (i: number) => {
-      outcomes[i] = await this.execute(state, calls[i], selection, decisions?.[calls[i].id]);
+      outcomes[i] = await this.execute(state, calls[i], i, selection, ownValue(decisions, calls[i].id));
     };
     if (calls.length === 1) {
-      outcomes[0] = await this.execute(state, calls[0], selection, decisions?.[calls[0].id]);
+      outcomes[0] = await this.execute(state, calls[0], 0, selection, ownValue(decisions, calls[0].id));
     } else {
       for (let i = 0; i < calls.length; ) {
         if (this.plans.get(calls[i].name)?.tool.sequential) {
@@ -408,18 +602,24 @@ export class Agent {
       }
     }
 
+    // Every call gets its result in the history first; only then do observers hear of errors.
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
       const fail = this.settle(state, outcome);
-      if (outcome.error && this.onError.length > 0) await this.reportError(state, outcome);
       failure ??= fail;
     }
+    if (this.onError.length > 0) for (const outcome of outcomes) if (outcome.error) await this.reportError(state, outcome);
     if (failure) throw failure();
   }
 
+  /** onToolError observes: its failure is reported to onHookError and changes nothing about the call. */
   private async reportError(state: RunState, o: CallOutcome): Promise<void> {
     for (const hook of this.onError) {
-      await hook!({ ...this.event(state, o.call, o.arguments), error: o.error!, handling: o.handling!, durationMs: o.durationMs });
+      try {
+        await hook!({ ...this.event(state, o.call, o.arguments, o.approval), error: o.error!, handling: o.handling!, durationMs: o.durationMs });
+      } catch (error) {
+        this.onHookError(error, 'onToolError');
+      }
     }
   }
 
@@ -433,8 +633,10 @@ export class Agent {
     if (error) {
       const handling = (o.handling = this.handling(error, state, call));
       if (handling === 'retry') {
-        const attempts = (state.failures[call.name] = (state.failures[call.name] ?? 0) + 1);
-        if (attempts > (this.retryBudgets[call.name] ?? this.retryBudget)) {
+        // Own keys only: a tool name such as `constructor` must not read Object.prototype.
+        const attempts = (ownValue(state.failures, call.name) ?? 0) + 1;
+        setOwn(state.failures, call.name, attempts);
+        if (attempts > (ownValue(this.retryBudgets, call.name) ?? this.retryBudget)) {
           failure = () => new RetryBudgetExceededError(call.name, attempts, sessionId, history(), error);
         }
       } else if (handling === 'throw') {
@@ -453,6 +655,7 @@ export class Agent {
     );
     const record: ToolCallRecord = { id: call.id, name: call.name, arguments: o.arguments, result: content, status: o.status, durationMs: o.durationMs };
     if (error) record.code = error.code;
+    if (o.approval) record.approval = o.approval;
     state.records.push(record);
     return failure;
   }
@@ -465,9 +668,10 @@ export class Agent {
   }
 
   /** One call: catalog check, approval decision, before-hooks, the registry call, after-hooks. Never throws. */
-  private async execute(state: RunState, call: ToolCall, selection: CatalogSelection, decision: ApprovalDecision | undefined): Promise<CallOutcome> {
+  private async execute(state: RunState, call: ToolCall, index: number, selection: CatalogSelection, decision: StoredDecision | undefined): Promise<CallOutcome> {
     const started = performance.now();
     let args: string | Record<string, unknown> = call.arguments;
+    const approval = decision && approvalRecord(decision);
     const outcome = (status: CallOutcome['status'], result: string | undefined, error?: ToolwrightError): CallOutcome => ({
       call,
       arguments: typeof args === 'string' ? args : JSON.stringify(args),
@@ -475,6 +679,7 @@ export class Agent {
       error,
       status,
       durationMs: performance.now() - started,
+      approval,
     });
     try {
       if (selection.offered && !selection.offered.has(call.name)) throw new ToolNotFoundError(call.name, [...selection.offered]);
@@ -483,17 +688,20 @@ export class Agent {
         if (decision.arguments !== undefined) args = decision.arguments;
       }
       for (const hook of this.before) {
-        const verdict = await hook!(this.event(state, call, args));
+        const verdict = await hook!(this.event(state, call, args, approval));
         if (verdict && 'deny' in verdict) return outcome('denied', refusal('DENIED', verdict.deny));
         if (verdict && 'arguments' in verdict) args = verdict.arguments;
       }
       let result = await this.registry.call(call.name, args, state.context, state.memory, {
         toolCallId: call.id,
+        // The logical call (run, model turn, place in the response): stable across resumes and a retried
+        // resume, distinct across runs even when a provider restarts its call ids every response.
+        logicalCallId: `${state.runId}:${state.turns}:${index}`,
         signal: state.signal,
         timeoutMs: this.plans.get(call.name)?.timeoutMs,
       });
       for (const hook of this.after) {
-        const replaced = await hook!({ ...this.event(state, call, args), result, durationMs: performance.now() - started });
+        const replaced = await hook!({ ...this.event(state, call, args, approval), result, durationMs: performance.now() - started });
         if (typeof replaced === 'string') result = replaced;
       }
       return outcome('ok', result);
@@ -547,14 +755,20 @@ export class Agent {
   private async open(options: RunOptions, input: string | undefined): Promise<{ state: RunState; pending?: StoredRun }> {
     if (options.signal?.aborted) throw new RunAbortedError(options.sessionId, [], options.signal.reason);
     const key: SessionKey = { sessionId: options.sessionId, tenantId: options.tenantId };
-    const memoryKey: MemoryKey = { agentName: this.name, userId: options.userId ?? `session:${options.sessionId}`, tenantId: options.tenantId };
+    if (options.userId !== undefined) checkId('userId', options.userId);
+    const memoryKey: MemoryKey = { agentName: this.name, userId: memoryScope(options.userId, options.sessionId), tenantId: options.tenantId };
     const [snapshot, memorySnapshot] = await Promise.all([
       this.store.loadSession(key, this.historyLimit === undefined ? undefined : { historyLimit: this.historyLimit }),
       this.store.loadMemory(memoryKey),
     ]);
-    if (snapshot?.userId !== undefined && options.userId !== undefined && snapshot.userId !== options.userId) {
-      throw new SessionForbiddenError(options.sessionId);
-    }
+    // One owner per session, fixed when a run creates it (insert-if-absent in the store): a user, or
+    // nobody (anonymous). A run without userId is anonymous and never acts as the owner.
+    const owner = snapshot
+      ? (snapshot.userId ?? null)
+      : input === undefined
+        ? (options.userId ?? null)
+        : await this.store.claimSession(key, options.userId ?? null);
+    if (owner !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
     const context = snapshot
       ? AgentContext.fromSnapshot(this.historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot), options.userId)
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
@@ -585,6 +799,7 @@ export class Agent {
       usage: resumed && pending ? pending.usage : { inputTokens: 0, outputTokens: 0 },
       failures: resumed && pending ? pending.failures : {},
       hadPending: pending !== undefined,
+      callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
     };
     return { state, pending };
   }
@@ -609,23 +824,25 @@ export class Agent {
   private result(state: RunState, paused: StoredRun | undefined): RunResult {
     const history = state.context.getConversationHistory();
     const last = history[history.length - 1];
+    const lastAssistant = state.stopped ? [...history].reverse().find((m) => m.role === 'assistant') : last;
     return {
       status: paused ? 'paused' : 'completed',
-      output: paused ? null : last?.role === 'assistant' ? (last.content ?? '') : '',
+      output: paused ? null : lastAssistant?.role === 'assistant' ? (lastAssistant.content ?? '') : '',
       sessionId: state.key.sessionId,
       runId: state.runId,
       toolCalls: state.records,
       usage: state.usage,
       turns: state.turns,
       durationMs: Date.now() - state.startedAt,
-      approvals: paused ? paused.approvals.filter((a) => !paused.decisions[a.toolCallId]) : NO_APPROVALS,
+      approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
+      ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
     };
   }
 
   // --- hooks ---------------------------------------------------------------------------------
 
-  private event(state: RunState, call: ToolCall, args: string | Record<string, unknown>): ToolCallEvent {
-    return {
+  private event(state: RunState, call: ToolCall, args: string | Record<string, unknown>, approval?: ApprovalRecord): ToolCallEvent {
+    const event: ToolCallEvent = {
       runId: state.runId,
       sessionId: state.key.sessionId,
       userId: state.userId,
@@ -635,6 +852,8 @@ export class Agent {
       arguments: typeof args === 'string' ? args : JSON.stringify(args),
       context: state.context,
     };
+    if (approval) event.approval = approval;
+    return event;
   }
 
   private startEvent(state: RunState): RunStartEvent {
@@ -650,22 +869,34 @@ export class Agent {
     };
   }
 
+  /** Run observers: a failing one is reported to onHookError and changes nothing about the run. */
   private async emitStart(state: RunState): Promise<void> {
-    for (const hook of this.hooks) if (hook.onRunStart) await hook.onRunStart(this.startEvent(state));
+    for (const hook of this.hooks) {
+      if (!hook.onRunStart) continue;
+      try {
+        await hook.onRunStart(this.startEvent(state));
+      } catch (error) {
+        this.onHookError(error, 'onRunStart');
+      }
+    }
   }
 
   private async emitEnd(state: RunState, status: RunEndEvent['status'], error: unknown): Promise<void> {
     for (const hook of this.hooks) {
       if (!hook.onRunEnd) continue;
-      await hook.onRunEnd({
-        ...this.startEvent(state),
-        status,
-        durationMs: Date.now() - state.startedAt,
-        turns: state.turns,
-        usage: { ...state.usage },
-        toolCalls: [...state.records],
-        ...(error === undefined ? {} : { error }),
-      });
+      try {
+        await hook.onRunEnd({
+          ...this.startEvent(state),
+          status,
+          durationMs: Date.now() - state.startedAt,
+          turns: state.turns,
+          usage: { ...state.usage },
+          toolCalls: [...state.records],
+          ...(error === undefined ? {} : { error }),
+        });
+      } catch (hookError) {
+        this.onHookError(hookError, 'onRunEnd');
+      }
     }
   }
 }
@@ -679,6 +910,51 @@ async function pool(from: number, to: number, limit: number, fn: (i: number) => 
   const workers: Promise<void>[] = [];
   for (let w = 0; w < Math.min(limit, to - from); w++) workers.push(worker());
   await Promise.all(workers);
+}
+
+/** Gives each call an id unused in this run (`c1`, then `c1_2`…), so that one decision is one call. */
+function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): ToolCall[] {
+  return calls.map((call) => {
+    const base = typeof call.id === 'string' && call.id !== '' ? call.id : 'call';
+    let id = base;
+    for (let n = 2; used.has(id); n++) id = `${base}_${n}`;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/** Own keys only: ids and tool names come from the model and may be `constructor` or `__proto__`. */
+function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * Anonymous sessions keep their memory under `#session:<id>`; a user id starting with `#` is stored
+ * with one more `#`, so no user id can spell an anonymous scope.
+ */
+function memoryScope(userId: string | undefined, sessionId: string): string {
+  if (userId === undefined) return `#session:${sessionId}`;
+  return userId.startsWith('#') ? `#${userId}` : userId;
+}
+
+function approverOf(approver: ResumeOptions['approver']): Approver | undefined {
+  if (approver === undefined) return undefined;
+  const value = typeof approver === 'string' ? { id: approver } : approver;
+  if (!value || typeof value.id !== 'string' || value.id === '') {
+    throw new ApprovalDecisionError('approver must be a non-empty id string or { id: string, … }.');
+  }
+  return JSON.parse(JSON.stringify(value)) as Approver;
+}
+
+function approvalRecord(decision: StoredDecision): ApprovalRecord {
+  const record: ApprovalRecord = { approved: decision.approve, edited: decision.approve && decision.arguments !== undefined, decidedAt: decision.decidedAt ?? 0 };
+  if (decision.approver) record.approver = decision.approver;
+  if (!decision.approve) record.reason = decision.reason;
+  return record;
 }
 
 function refusal(code: string, message: string): string {

@@ -1,4 +1,4 @@
-import { ToolwrightError } from '../errors/errors';
+import { ModelError, ToolwrightError, type FieldError } from '../errors/errors';
 import type { Message } from '../session/message';
 
 /**
@@ -65,6 +65,25 @@ export class ToolCallFailedError extends AgentRunError {
   }
 }
 
+/**
+ * The model provider failed mid-run (HTTP error, malformed body, network). `code` is the provider
+ * error's code (`MODEL_FAILED`), `cause` is that error; `retryable` is true for 429 and 5xx.
+ */
+export class ModelCallFailedError extends AgentRunError {
+  readonly retryable: boolean;
+
+  constructor(readonly modelName: string, sessionId: string, history: readonly Message[], cause: unknown) {
+    super(
+      cause instanceof ToolwrightError ? cause.code : 'MODEL_FAILED',
+      `Model "${modelName}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      sessionId,
+      history,
+      { cause },
+    );
+    this.retryable = cause instanceof ModelError && cause.retryable;
+  }
+}
+
 /** The run's AbortSignal fired. */
 export class RunAbortedError extends AgentRunError {
   constructor(sessionId: string, history: readonly Message[], reason?: unknown) {
@@ -94,10 +113,27 @@ export class RunPausedError extends ToolwrightError {
   }
 }
 
-/** `resume` did not decide every pending call, or named calls that are not pending. */
+/**
+ * `resume` named calls that are not pending, gave a malformed decision, or edited arguments that
+ * fail validation (`errors` holds the field errors). Nothing was decided: the run stays paused.
+ */
 export class ApprovalDecisionError extends ToolwrightError {
-  constructor(message: string) {
+  constructor(message: string, readonly errors: readonly FieldError[] = []) {
     super('INVALID_APPROVAL', message);
+  }
+}
+
+/**
+ * Another process decided or is resuming this paused run at the same moment (or holds it, see
+ * `resumeLeaseMs`): its tools run once, there. Load `pendingApprovals` again to see what is left.
+ */
+export class RunClaimedError extends ToolwrightError {
+  constructor(readonly sessionId: string, readonly runId: string) {
+    super(
+      'RUN_CLAIMED',
+      `The paused run "${runId}" of session "${sessionId}" was decided or resumed by someone else at the same time. ` +
+        'Check pendingApprovals() and decide what is still pending.',
+    );
   }
 }
 

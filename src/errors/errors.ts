@@ -141,3 +141,14 @@ export class InvalidIdError extends ToolwrightError {
     super('INVALID_ID', `Invalid ${field}: ${reason}. Use a non-empty, well-formed string without NUL, at most 512 UTF-8 bytes.`);
   }
 }
+
+/**
+ * Thrown from a tool's `execute` to ask the model to correct itself (pydantic-ai's `ModelRetry`):
+ * the message goes back to the model as a model-correctable error (`MODEL_RETRY`), on every
+ * surface, and the agent runner counts it in the tool's retry budget like invalid arguments.
+ */
+export class ModelRetryError extends ToolwrightError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MODEL_RETRY', message, { cause: options?.cause, captureStack: false });
+  }
+}

@@ -4,6 +4,7 @@ import { validate as classValidate, type ValidationError } from 'class-validator
 import type Ajv from 'ajv';
 import { typediContainer, type ContainerLike } from '../container/container';
 import {
+  ModelRetryError,
   ToolAbortedError,
   ToolDefinitionError,
   ToolExecutionError,
@@ -38,6 +39,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides `@Tool({ timeoutMs })`. */
   timeoutMs?: number;
+  /**
+   * What the idempotency key is derived from instead of `toolCallId`: the logical call (the agent
+   * runner passes its run, model turn and position), for providers that reuse call ids.
+   */
+  logicalCallId?: string;
 }
 
 /** What the registry knows of one tool, frozen at build. */
@@ -162,12 +168,15 @@ export class ToolRegistry {
     const timeoutMs = options?.timeoutMs ?? entry.timeoutMs;
     let result: unknown;
     if (timeoutMs === undefined && options?.signal === undefined) {
-      const ctx = options?.toolCallId === undefined ? context : context.forToolCall(callInfo(context, name, options.toolCallId));
+      const ctx =
+        options?.toolCallId === undefined && options?.logicalCallId === undefined
+          ? context
+          : context.forToolCall(callInfo(context, name, options.toolCallId, undefined, options.logicalCallId));
       try {
         result = entry.instance.execute(input as never, ctx, memory);
         if (result instanceof Promise) result = await result; // a synchronous tool costs no extra tick
       } catch (error) {
-        throw new ToolExecutionError(name, error, entry.exposeErrors);
+        throw executionError(name, error, entry.exposeErrors);
       }
     } else {
       result = await runGuarded(entry, input, context, memory, timeoutMs, options);
@@ -182,7 +191,12 @@ export class ToolRegistry {
   }
 }
 
-function callInfo(context: AgentContext, name: string, toolCallId = 'direct', signal?: AbortSignal): ToolCallInfo {
+/** A tool's own ModelRetryError goes back to the model as is; anything else it throws is TOOL_FAILED. */
+function executionError(name: string, error: unknown, expose: boolean): ToolwrightError {
+  return error instanceof ModelRetryError ? error : new ToolExecutionError(name, error, expose);
+}
+
+function callInfo(context: AgentContext, name: string, toolCallId = 'direct', signal?: AbortSignal, logicalCallId = toolCallId): ToolCallInfo {
   let key: string | undefined;
   return {
     id: toolCallId,
@@ -192,7 +206,7 @@ function callInfo(context: AgentContext, name: string, toolCallId = 'direct', si
     // same model call; opaque, so it leaks no ids.
     get idempotencyKey() {
       return (key ??= createHash('sha256')
-        .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${toolCallId}`)
+        .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${logicalCallId}`)
         .digest('hex')
         .slice(0, 32));
     },
@@ -226,12 +240,12 @@ async function runGuarded(
           controller.abort(error);
           settle(error);
         }, timeoutMs);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options?.toolCallId, controller.signal));
+  const ctx = context.forToolCall(callInfo(context, entry.name, options?.toolCallId, controller.signal, options?.logicalCallId));
   try {
     const running = Promise.resolve()
       .then(() => entry.instance.execute(input as never, ctx, memory))
       .catch((error) => {
-        throw new ToolExecutionError(entry.name, error, entry.exposeErrors);
+        throw executionError(entry.name, error, entry.exposeErrors);
       });
     return await Promise.race([running, stopped]);
   } finally {

@@ -81,7 +81,7 @@ describe('approvals', () => {
     expect(paused.output).toBeNull();
     expect(paused.approvals).toEqual([{ toolCallId: 'call-pay', name: 'pay_refund', arguments: '{"order_id":"A-1","amount":30}', args: { order_id: 'A-1', amount: 30 } }]);
     expect(ledger.refunds).toHaveLength(0);
-    expect(await agent.pendingApprovals({ sessionId: 's-1' })).toHaveLength(1);
+    expect(await agent.pendingApprovals(who)).toHaveLength(1);
 
     const done = await agent.approve(who, 'call-pay');
     expect(done.status).toBe('completed');
@@ -89,7 +89,7 @@ describe('approvals', () => {
     expect(done.output).toBe('done: {"status":"refunded","order":"A-1","amount":30}');
     expect(ledger.refunds).toEqual([expect.objectContaining({ order: 'A-1', amount: 30 })]);
     expect(done.toolCalls).toEqual([expect.objectContaining({ name: 'pay_refund', status: 'ok' })]);
-    expect(await agent.pendingApprovals({ sessionId: 's-1' })).toEqual([]);
+    expect(await agent.pendingApprovals(who)).toEqual([]);
     const saved = await store.loadSession({ sessionId: 's-1' });
     expect(saved!.pendingRun).toBeNull();
     expect(saved!.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);

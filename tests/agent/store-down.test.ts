@@ -62,7 +62,8 @@ describe('a store that is down', () => {
       .run('note hello', { sessionId: 's-1', userId: 'u-1' })
       .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(StoreUnavailableError);
-    expect(await store.loadSession({ sessionId: 's-1' })).toBeUndefined();
+    // Only the owner's claim, made before the model ran, is there: nothing of the turn.
+    expect(await store.loadSession({ sessionId: 's-1' })).toMatchObject({ userId: 'u-1', state: {}, history: [], userInput: null, version: 0 });
     expect(await store.loadSession({ sessionId: 'other' })).toEqual(before);
 
     store.down = false;
