@@ -48,24 +48,44 @@ export interface FieldError {
   constraint: string;
 }
 
+/** Field errors listed in one answer (the rest are counted in `omitted`), and the longest path or message kept. */
+const MAX_ERRORS = 20;
+const MAX_TEXT = 300;
+
 export class ToolInputError extends ToolwrightError {
+  readonly errors: readonly FieldError[];
+  /** Errors found but not listed: the answer a model sees stays small whatever the input. */
+  readonly omitted: number;
+
   constructor(
     code: 'INVALID_JSON' | 'INVALID_ARGUMENTS',
     readonly toolName: string,
-    readonly errors: readonly FieldError[],
+    errors: readonly FieldError[],
     message?: string,
+    omitted = 0,
   ) {
-    super(code, message ?? `Invalid arguments for tool "${toolName}": ${summarize(errors)}`, { captureStack: false });
+    const kept = errors.slice(0, MAX_ERRORS).map(boundField);
+    const left = omitted + errors.length - kept.length;
+    super(code, message ?? `Invalid arguments for tool "${toolName}": ${summarize(kept, left)}`, { captureStack: false });
+    this.errors = kept;
+    this.omitted = left;
   }
 
   override toToolResult(): string {
-    return JSON.stringify({ status: 'error', code: this.code, message: this.message, errors: this.errors });
+    return JSON.stringify({ status: 'error', code: this.code, message: this.message, errors: this.errors, ...(this.omitted ? { omitted: this.omitted } : {}) });
   }
 }
 
-function summarize(errors: readonly FieldError[]): string {
+const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
+
+function boundField(e: FieldError): FieldError {
+  return e.path.length > MAX_TEXT || e.message.length > MAX_TEXT ? { path: clip(e.path), constraint: clip(e.constraint), message: clip(e.message) } : e;
+}
+
+function summarize(errors: readonly FieldError[], omitted: number): string {
   if (errors.length === 0) return 'invalid';
-  return errors.length === 1 ? errors[0].message : `${errors[0].message} (and ${errors.length - 1} more)`;
+  const more = errors.length - 1 + omitted;
+  return more === 0 ? errors[0].message : `${errors[0].message} (and ${more} more)`;
 }
 
 export class ToolExecutionError extends ToolwrightError {

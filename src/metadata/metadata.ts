@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { getMetadataStorage } from 'class-validator';
+import { getMetadataStorage, MetadataStorage, Validator, type ValidationError, type ValidatorOptions } from 'class-validator';
+import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 
@@ -65,11 +66,55 @@ export function getTransformType(target: Function, propertyName: string): ClassT
   return meta?.typeFunction() as ClassType | undefined;
 }
 
-/** Whether class-transformer decorators other than `@Type` shape this class (then its own plainToInstance runs). */
-export function hasCustomTransforms(target: Function, propertyNames: Iterable<string>): boolean {
-  for (const name of propertyNames) {
-    if (defaultMetadataStorage.findTransformMetadatas(target, name, 0).length) return true;
-    if (defaultMetadataStorage.findExcludeMetadata(target, name)) return true;
-  }
-  return defaultMetadataStorage.getExposedMetadatas(target).length > 0;
+/** How class-transformer's plainToInstance maps one property: the JSON key it reads, its `@Transform`s, whether `@Exclude` drops it. */
+export interface PropertyTransform {
+  key: string;
+  excluded: boolean;
+  transforms: ((params: { value: unknown; key: string; obj: Record<string, unknown>; type: number; options: object }) => unknown)[];
+}
+
+const PLAIN_TO_CLASS = 0; // class-transformer's TransformationType.PLAIN_TO_CLASS
+
+export function getPropertyTransform(target: Function, propertyName: string): PropertyTransform {
+  const expose = defaultMetadataStorage.findExposeMetadata(target, propertyName);
+  const exclude = defaultMetadataStorage.findExcludeMetadata(target, propertyName);
+  const toClass = (o?: { toPlainOnly?: boolean; toClassOnly?: boolean }) => !o?.toPlainOnly || o.toClassOnly === true;
+  // Transforms limited to groups never run in a plain plainToInstance call (no groups given).
+  const transforms = defaultMetadataStorage
+    .findTransformMetadatas(target, propertyName, PLAIN_TO_CLASS)
+    .filter((m) => !m.options?.groups?.length)
+    .map((m) => m.transformFn as PropertyTransform['transforms'][number]);
+  return {
+    key: expose && toClass(expose.options) && expose.options?.name ? expose.options.name : propertyName,
+    excluded: !!exclude && toClass(exclude.options),
+    transforms,
+  };
+}
+
+/** class-validator's constraint classes behind a `@Validate`/`registerDecorator` metadata (its global store, read at build). */
+export function getValidatorConstraints(constraintCls: Function): ConstraintMetadata[] {
+  return getMetadataStorage().getTargetValidatorConstraints(constraintCls);
+}
+
+// class-validator's validation engine, not exported by its index. Its constructor reads the global metadata store,
+// which holds every class of the process; toolwright points it at a small store per input class instead.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ValidationExecutor } = require('class-validator/cjs/validation/ValidationExecutor') as {
+  ValidationExecutor: new (validator: Validator, options: ValidatorOptions) => ClassValidatorExecutor;
+};
+
+export interface ClassValidatorExecutor {
+  metadataStorage: MetadataStorage;
+  awaitingPromises: Promise<unknown>[];
+  execute(object: object, targetSchema: string | undefined, errors: ValidationError[]): void;
+  stripEmptyErrors(errors: ValidationError[]): ValidationError[];
+}
+
+const validator = new Validator();
+
+/** class-validator's executor over `storage` only (the global store is never scanned at call time). */
+export function createValidationExecutor(storage: MetadataStorage, options: ValidatorOptions): ClassValidatorExecutor {
+  const executor = new ValidationExecutor(validator, options);
+  executor.metadataStorage = storage;
+  return executor;
 }

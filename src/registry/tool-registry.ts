@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { plainToInstance } from 'class-transformer';
-import { validate as classValidate, type ValidationError } from 'class-validator';
 import type Ajv from 'ajv';
 import { typediContainer, type ContainerLike } from '../container/container';
 import {
@@ -13,16 +11,16 @@ import {
   ToolOutputError,
   ToolTimeoutError,
   ToolwrightError,
-  type FieldError,
 } from '../errors/errors';
 import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
-import { buildClassPlan, compileHydrator, type Check, type ClassPlan } from '../schema/class-schema';
+import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from '../schema/class-schema';
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
-import { createClassAjv, createJsonSchemaAjv, toFieldErrors } from '../validation/ajv';
+import { createClassAjv, createJsonSchemaAjv, toFieldErrors, type ClassValidation, type FieldErrorList } from '../validation/ajv';
+import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
 
 export interface ToolRegistryOptions {
@@ -63,8 +61,8 @@ export interface RegisteredTool {
 interface Entry extends RegisteredTool {
   /** Raw arguments → the value `execute` receives; throws ToolInputError. A promise only when class-validator must run too. */
   parse(raw: unknown): object | Promise<object>;
-  /** `execute`'s result → the JSON string the model sees; throws ToolOutputError. */
-  serialize(result: unknown): string;
+  /** `execute`'s result → the JSON string the model sees; throws ToolOutputError. A promise only when class-validator must run too. */
+  serialize(result: unknown): string | Promise<string>;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -87,12 +85,12 @@ export class ToolRegistry {
   static build(options: ToolRegistryOptions): ToolRegistry {
     const container = options.container ?? typediContainer;
     const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
-    const checks: Check[] = [];
-    const ajv = { classes: createClassAjv(checks), jsonSchema: undefined as Ajv | undefined };
+    const table = new ConstraintTable();
+    const ajv = { classes: createClassAjv(table), jsonSchema: undefined as Ajv | undefined };
     const entries = new Map<string, Entry>();
     const owners = new Map<string, ClassType>();
     for (const toolClass of options.tools) {
-      const entry = buildEntry(toolClass, container, limits, checks, ajv);
+      const entry = buildEntry(toolClass, container, limits, table, ajv);
       const previous = owners.get(entry.name);
       if (previous) {
         throw new ToolDefinitionError(
@@ -258,8 +256,8 @@ function buildEntry(
   toolClass: ClassType,
   container: ContainerLike,
   limits: ArgumentLimits,
-  checks: Check[],
-  ajv: { classes: Ajv; jsonSchema: Ajv | undefined },
+  table: ConstraintTable,
+  ajv: { classes: ReturnType<typeof createClassAjv>; jsonSchema: Ajv | undefined },
 ): Entry {
   if (typeof toolClass !== 'function') {
     throw new ToolDefinitionError(`ToolRegistry.build got ${String(toolClass)} where a tool class belongs. Pass the classes themselves.`);
@@ -303,7 +301,7 @@ function buildEntry(
     const name = definition.name;
     parse = (raw) => {
       const value = parseArguments(name, raw, limits);
-      if (!validate(value)) throw new ToolInputError('INVALID_ARGUMENTS', name, toFieldErrors(validate.errors));
+      if (!validate(value)) throw inputError(name, toFieldErrors(validate.errors));
       return value;
     };
   } else {
@@ -314,12 +312,12 @@ function buildEntry(
           '(an empty class for a tool without parameters) or write definition().',
       );
     }
-    const plan = buildClassPlan(opts.input, { closed: opts.closed ?? true, usage: `tool "${opts.name}" input`, checks });
+    const plan = buildClassPlan(opts.input, { closed: opts.closed ?? true, usage: `tool "${opts.name}" input`, table });
     definition = { name: opts.name, description: opts.description, parameters: plan.schema };
-    parse = compileInput(opts.name, plan, ajv.classes.compile(plan.validation), checks, limits);
+    parse = compileInput(opts.name, plan, ajv.classes(plan.validation), limits);
   }
   checkName(definition.name, cls);
-  const output = options?.output ? compileOutput(options.output, cls, definition.name, checks, ajv.classes) : undefined;
+  const output = options?.output ? compileOutput(options.output, cls, definition.name, table, ajv.classes) : undefined;
   if (output) definition.outputSchema = output.schema;
   deepFreeze(definition);
   if (!handWritten) Object.defineProperty(instance, 'definition', { value: () => definition, configurable: true });
@@ -336,7 +334,7 @@ function buildEntry(
     annotations: options?.annotations && Object.freeze({ ...options.annotations }),
     exposeErrors: options?.exposeErrors ?? false,
     parse,
-    serialize: makeSerializer(definition.name, output?.validate, checks),
+    serialize: makeSerializer(definition.name, output),
   };
 }
 
@@ -360,53 +358,87 @@ function checkName(name: string, cls: string): void {
   }
 }
 
-function compileInput(
-  name: string,
-  plan: ClassPlan,
-  validate: ReturnType<Ajv['compile']>,
-  checks: Check[],
-  limits: ArgumentLimits,
-): Entry['parse'] {
-  const toInstance = plan.needsClassTransformer
-    ? (value: Record<string, unknown>) => plainToInstance(plan.cls, value) as object
-    : compileHydrator(plan);
-  const checked = (raw: unknown) => {
-    const value = parseArguments(name, raw, limits, plan.freeForm);
-    if (!validate(value)) throw new ToolInputError('INVALID_ARGUMENTS', name, toFieldErrors(validate.errors, checks));
-    return toInstance(value);
-  };
-  if (!plan.needsClassValidator) return checked;
-  // Constraints Ajv could not take over (custom, async, @ValidateIf): class-validator runs them on the instance.
-  return async (raw) => {
-    const instance = checked(raw);
-    const errors = await classValidate(instance, { forbidUnknownValues: false });
-    if (errors.length) throw new ToolInputError('INVALID_ARGUMENTS', name, flattenValidationErrors(errors));
-    return instance;
+function inputError(name: string, list: FieldErrorList): ToolInputError {
+  return new ToolInputError('INVALID_ARGUMENTS', name, list.errors, undefined, list.omitted);
+}
+
+/** Whatever a validator or `@Transform` throws on odd input is an invalid-arguments answer, never a raw error out of `call`. */
+function guarded(name: string, parse: Entry['parse']): Entry['parse'] {
+  const wrap = (error: unknown): ToolwrightError =>
+    error instanceof ToolwrightError
+      ? error
+      : inputError(name, { errors: [{ path: '', constraint: 'validation', message: 'arguments could not be validated: a validator or transform failed on them' }], omitted: 0 });
+  return (raw) => {
+    try {
+      const parsed = parse(raw);
+      return parsed instanceof Promise ? parsed.catch((error: unknown) => Promise.reject(wrap(error))) : parsed;
+    } catch (error) {
+      throw wrap(error);
+    }
   };
 }
 
-function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
-  return errors.flatMap((e) => {
-    const path = /^\d+$/.test(e.property) ? `${parent}[${e.property}]` : parent ? `${parent}.${e.property}` : e.property;
-    const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) => ({
-      path,
-      constraint,
-      message: parent ? message.replace(e.property, path) : message,
-    }));
-    return [...own, ...flattenValidationErrors(e.children ?? [], path)];
-  });
+function compileInput(name: string, plan: ClassPlan, validation: ClassValidation, limits: ArgumentLimits): Entry['parse'] {
+  const hydrate = compileHydrator(plan);
+  const residual = compileResidual(plan.residual);
+  const fail = (list: FieldErrorList): never => {
+    throw inputError(name, list);
+  };
+  const parse: Entry['parse'] = (raw) => {
+    const value = parseArguments(name, raw, limits, plan.freeForm);
+    if (!validation.valid(value)) {
+      if (!residual) return fail(validation.report(value));
+      const all = withResidual(validation.report(value), residual, () => hydrate(value));
+      return all instanceof Promise ? all.then(fail) : fail(all);
+    }
+    const instance = hydrate(value);
+    if (!residual) return instance;
+    // Constraints Ajv could not take over (custom, async, @ValidateIf, transformed): class-validator runs them on the instance.
+    const found = residual(instance);
+    if (found instanceof Promise) return found.then((f) => (f.errors.length ? fail(f) : instance));
+    return found.errors.length ? fail(found) : instance;
+  };
+  return residual ? guarded(name, parse) : parse;
+}
+
+/**
+ * Every failing property in one answer: Ajv's errors plus class-validator's for the constraints
+ * it runs, on the instance hydrated from the invalid value (synchronous unless a constraint is async).
+ */
+function withResidual(list: FieldErrorList, residual: ResidualValidation, hydrate: () => object): FieldErrorList | Promise<FieldErrorList> {
+  const merge = (found: FieldErrorList) => ({ errors: [...list.errors, ...found.errors], omitted: list.omitted + found.omitted });
+  let found: ReturnType<ResidualValidation>;
+  try {
+    found = residual(hydrate());
+  } catch {
+    return list; // the residual constraints cannot run on this value: Ajv's errors stand
+  }
+  return found instanceof Promise ? found.then(merge, () => list) : merge(found);
 }
 
 interface CompiledOutput {
   schema: JsonSchema;
-  validate: ReturnType<Ajv['compile']>;
+  validation: ClassValidation;
+  /** class-validator on the constraints Ajv does not run, for the union member the value claims. */
+  residual?: (value: object) => ReturnType<ResidualValidation>;
 }
 
 /** One class, or a union keyed by a literal field every class pins with `@Equals(...)`. */
-function compileOutput(output: ClassType | readonly ClassType[], cls: string, name: string, checks: Check[], ajv: Ajv): CompiledOutput {
+function compileOutput(
+  output: ClassType | readonly ClassType[],
+  cls: string,
+  name: string,
+  table: ConstraintTable,
+  compile: ReturnType<typeof createClassAjv>,
+): CompiledOutput {
   const classes = Array.isArray(output) ? output : [output as ClassType];
-  const plans = classes.map((c) => buildClassPlan(c, { closed: true, usage: `tool "${name}" output`, checks }));
-  if (plans.length === 1) return { schema: plans[0].schema, validate: ajv.compile(plans[0].validation) };
+  const plans = classes.map((c) => buildClassPlan(c, { closed: true, usage: `tool "${name}" output`, table }));
+  const residuals = plans.map((p) => {
+    const residual = compileResidual(p.residual);
+    const hydrate = residual && compileHydrator(p);
+    return residual && hydrate && ((value: object) => residual(hydrate(value as Record<string, unknown>)));
+  });
+  if (plans.length === 1) return { schema: plans[0].schema, validation: compile(plans[0].validation), residual: residuals[0] };
   const tag = Object.keys(plans[0].schema.properties ?? {}).find((key) =>
     plans.every((p) => p.schema.required?.includes(key) && p.schema.properties?.[key]?.const !== undefined),
   );
@@ -416,14 +448,24 @@ function compileOutput(output: ClassType | readonly ClassType[], cls: string, na
         "Pin one field in every class, e.g. @Equals('found') status!: 'found'.",
     );
   }
+  const pick = (value: object) => residuals[plans.findIndex((p) => p.schema.properties![tag].const === (value as Record<string, unknown>)[tag])];
   return {
     schema: { type: 'object', oneOf: plans.map((p) => p.schema) },
-    validate: ajv.compile({ type: 'object', discriminator: { propertyName: tag }, required: [tag], oneOf: plans.map((p) => p.validation) }),
+    validation: compile({ type: 'object', discriminator: { propertyName: tag }, required: [tag], oneOf: plans.map((p) => p.validation) }),
+    residual: residuals.some(Boolean) ? (value) => pick(value)?.(value) ?? { errors: [], omitted: 0 } : undefined,
   };
 }
 
-function makeSerializer(name: string, validate: CompiledOutput['validate'] | undefined, checks: Check[]): Entry['serialize'] {
+function makeSerializer(name: string, output: CompiledOutput | undefined): Entry['serialize'] {
   const fail = (detail: string) => new ToolOutputError(name, [{ path: '', constraint: 'isJson', message: detail }], detail);
+  const encode = (result: unknown): string => {
+    if (typeof result === 'string') return result;
+    try {
+      return JSON.stringify(result);
+    } catch (error) {
+      throw fail(`the result cannot be serialized: ${(error as Error).message}`);
+    }
+  };
   return (result) => {
     let value = result;
     if (typeof result === 'string') {
@@ -435,13 +477,23 @@ function makeSerializer(name: string, validate: CompiledOutput['validate'] | und
     } else if (result === undefined || typeof result === 'function' || typeof result === 'symbol') {
       throw fail(`execute returned ${typeof result}, not a JSON string or object`);
     }
-    if (validate && !validate(value)) throw new ToolOutputError(name, toFieldErrors(validate.errors, checks));
-    if (typeof result === 'string') return result;
-    try {
-      return JSON.stringify(result);
-    } catch (error) {
-      throw fail(`the result cannot be serialized: ${(error as Error).message}`);
+    if (output && !output.validation.valid(value)) throw new ToolOutputError(name, output.validation.report(value).errors);
+    if (output?.residual) {
+      let found: ReturnType<ResidualValidation>;
+      try {
+        found = output.residual(value as object);
+      } catch (error) {
+        throw fail(`the result could not be validated: ${(error as Error).message}`);
+      }
+      if (found instanceof Promise) {
+        return found.then((f) => {
+          if (f.errors.length) throw new ToolOutputError(name, f.errors);
+          return encode(result);
+        });
+      }
+      if (found.errors.length) throw new ToolOutputError(name, found.errors);
     }
+    return encode(result);
   };
 }
 

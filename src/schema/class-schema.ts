@@ -1,11 +1,12 @@
-import { isISO8601 } from 'class-validator';
+import { isRFC3339 } from 'class-validator';
 import { ToolDefinitionError } from '../errors/errors';
 import {
   getConstraints,
   getDesignType,
   getParams,
+  getPropertyTransform,
   getTransformType,
-  hasCustomTransforms,
+  type PropertyTransform,
   type ValidationMetadata,
 } from '../metadata/metadata';
 import type { ClassType, ParamMetadata } from '../metadata/types';
@@ -13,14 +14,17 @@ import type { JsonSchema, JsonSchemaType } from './json-schema';
 
 /**
  * Turns an input (or output) class into two JSON Schemas built side by side:
- * - `schema`: what the model is told (plain JSON Schema, as an author would write it);
+ * - `schema`: what the model is told (plain JSON Schema, as an author would write it, plus a short
+ *   phrase in the description for each enforced constraint JSON Schema has no keyword for);
  * - `validation`: what Ajv compiles to enforce it: the same keywords, plus a `x-tw-check`
  *   keyword that calls class-validator's own validator where JSON Schema has no exact word
- *   (formats, `@IsAlpha`…), and optional properties that also accept null (as `@IsOptional` does).
- * Each keyword of `validation` remembers the class-validator constraint it came from, so an
- * Ajv error is reported with that constraint's name and its own default message.
- * Constraints that cannot be compiled (async or user-written validators, `@ValidateIf`) make
- * `needsClassValidator` true: class-validator then also runs on the instance.
+ *   (formats, `@IsAlpha`…), `x-tw-items` for array items (bounded error collection), and optional
+ *   properties that also accept null (as `@IsOptional` does).
+ * Each keyword of `validation` remembers, in the registry's ConstraintTable, the class-validator
+ * constraint it came from, so an Ajv error is reported with that constraint's name and message.
+ * Constraints that cannot be compiled (async or user-written validators, `@ValidateIf`, properties
+ * with a `@Transform`) are collected per class in `residual`: class-validator runs only those,
+ * on the hydrated instance.
  */
 
 export interface ConstraintRef {
@@ -31,20 +35,48 @@ export interface ConstraintRef {
   message?: string;
 }
 
-/** Keyword → constraint, per validation-schema object (Ajv's `parentSchema` in verbose errors). */
-export const constraintRefs = new WeakMap<object, Record<string, ConstraintRef>>();
-
 /** A check run by the `x-tw-check` keyword: class-validator's own constraint, called on one value. */
 export interface Check extends ConstraintRef {
   validate: (value: unknown) => boolean;
 }
 
+/**
+ * One registry's compiled constraints: the checks `x-tw-check` holds indexes into, and for each
+ * validation-schema object its keyword → constraint refs (Ajv's `parentSchema` in verbose errors).
+ * Built with the registry's class plans and handed explicitly to what reports their errors.
+ */
+export class ConstraintTable {
+  readonly checks: Check[] = [];
+  private readonly refs = new WeakMap<object, Record<string, ConstraintRef>>();
+
+  refsOf(schema: object): Record<string, ConstraintRef> | undefined {
+    return this.refs.get(schema);
+  }
+
+  /** The refs of one validation-schema object, created on first use. */
+  own(schema: object): Record<string, ConstraintRef> {
+    let refs = this.refs.get(schema);
+    if (!refs) this.refs.set(schema, (refs = {}));
+    return refs;
+  }
+
+  addCheck(validation: JsonSchema, check: Check): void {
+    this.checks.push(check);
+    validation['x-tw-check'] = [...((validation['x-tw-check'] as number[] | undefined) ?? []), this.checks.length - 1];
+  }
+}
+
 export interface PropertyPlan {
+  /** The instance's property name. */
   name: string;
+  /** The JSON key the model sends (`@Expose({ name })`, else the property name). */
+  key: string;
   required: boolean;
-  /** Only for names that objects inherit (`constructor`, `toString`): read them as own properties. */
+  /** Only for keys that objects inherit (`constructor`, `toString`): read them as own properties. */
   ownOnly: boolean;
   convert?: (value: unknown) => unknown;
+  /** `@Transform`s, applied in order to the converted value (as plainToInstance does). */
+  transform?: (value: unknown, plain: Record<string, unknown>) => unknown;
 }
 
 export interface ClassPlan {
@@ -53,10 +85,8 @@ export interface ClassPlan {
   validation: JsonSchema;
   properties: PropertyPlan[];
   closed: boolean;
-  /** Somewhere in the tree a constraint could not be compiled: run class-validator too. */
-  needsClassValidator: boolean;
-  /** Somewhere in the tree class-transformer decorators other than @Type apply: use plainToInstance. */
-  needsClassTransformer: boolean;
+  /** Constraints of the whole tree that Ajv does not run, by class: class-validator runs exactly these. */
+  residual: Map<ClassType, ValidationMetadata[]>;
   /** Somewhere in the tree a value is free-form (an open class or a plain `object` schema), so the schema does not bound its depth. */
   freeForm: boolean;
 }
@@ -100,6 +130,20 @@ const FORMATS: Record<string, string> = {
   isRFC3339: 'date-time',
 };
 
+/** What the model is told for checks JSON Schema can state exactly (the check still enforces them). */
+const TOLD: Record<string, (c: unknown[]) => JsonSchema | undefined> = {
+  isAlpha: (c) => (c[0] === undefined || c[0] === 'en-US' ? { pattern: '^[A-Za-z]+$' } : undefined),
+  isAlphanumeric: (c) => (c[0] === undefined || c[0] === 'en-US' ? { pattern: '^[A-Za-z0-9]+$' } : undefined),
+  isHexColor: () => ({ pattern: '^#?(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$' }),
+  isMongoId: () => ({ pattern: '^(?:[0-9A-Fa-f]{24}|0[xXhH][0-9A-Fa-f]{22})$' }),
+  isBooleanString: () => ({ enum: ['true', 'false', '1', '0'] }),
+  isIp: (c) => (String(c[0]) === '4' ? { format: 'ipv4' } : String(c[0]) === '6' ? { format: 'ipv6' } : undefined),
+  isNotEmptyObject: () => ({ minProperties: 1 }),
+  contains: (c) => ({ pattern: String(c[0]).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') }),
+  notEquals: (c) => ({ not: { const: c[0] } }),
+  isNotIn: (c) => (Array.isArray(c[0]) ? { not: { enum: [...c[0]] } } : undefined),
+};
+
 /** Constraints compiled to a keyword that Ajv applies to one JSON type only. */
 const NUMERIC = ['number', 'integer'];
 const APPLIES_TO: Record<string, string[]> = {
@@ -132,9 +176,11 @@ export interface BuildClassOptions {
   closed: boolean;
   /** Where the class is used, for error messages: `tool "process_refund" input`. */
   usage: string;
-  /** The registry's checks; `x-tw-check` holds indexes into it. */
-  checks: Check[];
+  /** The registry's constraint table: checks and keyword refs are recorded there. */
+  table: ConstraintTable;
 }
+
+const isOptionalMeta = (m: ValidationMetadata) => m.type === 'conditionalValidation' && m.name === 'isOptional';
 
 export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen: ClassType[] = []): ClassPlan {
   if (seen.includes(cls)) {
@@ -155,16 +201,15 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     validation,
     properties: [],
     closed: options.closed,
-    needsClassValidator: false,
-    needsClassTransformer: hasCustomTransforms(cls, names),
+    residual: new Map(),
     freeForm: !options.closed,
   };
-  const objectRefs: Record<string, ConstraintRef> = {
+  const residual = new Set<ValidationMetadata>();
+  Object.assign(options.table.own(validation), {
     type: { constraint: 'nestedValidation', message: `$property must be an object` },
     required: { constraint: 'isDefined', message: '$property should not be null or undefined' },
     additionalProperties: { constraint: 'whitelistValidation', message: 'property $property should not exist' },
-  };
-  constraintRefs.set(validation, objectRefs);
+  });
 
   // Field initializers are the defaults the tool really gets (hydration keeps them): tell the model.
   let probe: Record<string, unknown> | undefined;
@@ -176,12 +221,22 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   for (const name of names) {
     const where = `${cls.name}.${name}`;
     const metas = (constraints.get(name) ?? []).filter((m) => m.type !== 'whitelistValidation');
+    const transform = getPropertyTransform(cls, name);
+    if (transform.excluded) {
+      // plainToInstance drops the key (even from a closed class): accept it, tell nothing; class-validator checks the property.
+      validation.properties![transform.key] = {};
+      for (const m of metas) residual.add(m);
+      continue;
+    }
+    const key = transform.key;
     const param = params.get(name) ?? { propertyName: name };
     const kind = resolveKind(cls, name, param, metas, where);
-    const isOptional = metas.some((m) => m.type === 'conditionalValidation' && m.name === 'isOptional');
+    const isOptional = metas.some(isOptionalMeta);
     // @ValidateIf: when its condition is false class-validator skips the property's every constraint (presence
     // included), which a static schema cannot know. Ajv accepts any value there; class-validator decides.
     const conditional = metas.some((m) => m.type === 'conditionalValidation' && m.name !== 'isOptional');
+    // @Transform: class-validator checks the transformed value, which only exists on the instance.
+    const deferred = conditional || transform.transforms.length > 0;
     const isRequired = param.required ?? (!isOptional && !conditional);
     if (param.required === false && !isOptional && metas.some((m) => m.type !== 'nestedValidation')) {
       throw new ToolDefinitionError(
@@ -190,22 +245,45 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
       );
     }
     const prop = buildProperty(kind, metas, param, where, options, seen.concat(cls), plan);
-    if (param.description) prop.schema.description = param.description;
+    const description = [param.description, ...prop.phrases].filter(Boolean).join(' ');
+    if (description) prop.schema.description = description;
     if (param.title) prop.schema.title = param.title;
     if (param.format) prop.schema.format = prop.validation.format = param.format;
     const fallback = defaultOf(probe, name, param, where);
     if (fallback !== undefined) prop.schema.default = fallback;
     if (param.examples) prop.schema.examples = [...param.examples];
-    schema.properties![name] = prop.schema;
+    schema.properties![key] = prop.schema;
     // Optional properties accept null (as @IsOptional does); strict-mode providers send null for "absent".
-    validation.properties![name] = conditional ? {} : isRequired ? prop.validation : { if: { type: 'null' }, else: prop.validation };
-    if (conditional) plan.freeForm = plan.needsClassValidator = true;
-    if (isRequired) required.push(name);
-    plan.properties.push({ name, required: isRequired, ownOnly: name in Object.prototype, convert: prop.convert });
+    validation.properties![key] = deferred ? {} : isRequired ? prop.validation : { if: { type: 'null' }, else: prop.validation };
+    if (deferred) {
+      plan.freeForm = true;
+      for (const m of metas) residual.add(m);
+    } else if (prop.uncompiled.length || prop.nestedResidual) {
+      // class-validator runs what Ajv cannot, under the property's own @IsOptional and through its @ValidateNested.
+      for (const m of prop.uncompiled) residual.add(m);
+      for (const m of metas) if (isOptionalMeta(m) || (prop.nestedResidual && m.type === 'nestedValidation')) residual.add(m);
+    }
+    if (isRequired) required.push(key);
+    plan.properties.push({
+      name,
+      key,
+      required: isRequired,
+      ownOnly: key in Object.prototype,
+      convert: prop.convert,
+      transform: transformOf(transform, name),
+    });
   }
   if (required.length) schema.required = validation.required = required;
   if (options.closed) schema.additionalProperties = validation.additionalProperties = false;
+  if (residual.size) plan.residual.set(cls, [...residual]);
   return plan;
+}
+
+/** plainToInstance's custom transforms for one property: each gets the previous one's value. */
+function transformOf(transform: PropertyTransform, name: string): PropertyPlan['transform'] {
+  if (!transform.transforms.length) return undefined;
+  const options = Object.freeze({});
+  return (value, plain) => transform.transforms.reduce((v, fn) => fn({ value: v, key: name, obj: plain, type: 0, options }), value);
 }
 
 /** `@Param({ default })`, else the field initializer's value; both given must agree. */
@@ -297,6 +375,12 @@ interface BuiltProperty {
   schema: JsonSchema;
   validation: JsonSchema;
   convert?: (value: unknown) => unknown;
+  /** Constraints Ajv does not run (class-validator does). */
+  uncompiled: ValidationMetadata[];
+  /** A nested class of this property has constraints left to class-validator. */
+  nestedResidual: boolean;
+  /** What the model is told in words, for enforced constraints JSON Schema cannot state. */
+  phrases: string[];
 }
 
 function buildProperty(
@@ -312,12 +396,17 @@ function buildProperty(
   const each = metas.filter((m) => m.each);
   if (kind.kind === 'array') {
     const item = buildValue(kind.item, each, param.enum, where + '[]', options, seen, owner);
-    const built = {
+    const convertItem = item.convert;
+    const built: BuiltProperty = {
       schema: { type: 'array' as const, items: item.schema },
-      validation: { type: 'array' as const, items: item.validation },
-      convert: item.convert && ((v: unknown) => (v as unknown[]).map(item.convert!)),
+      // x-tw-items is `items` with a bounded error report (see createClassAjv).
+      validation: { type: 'array' as const, 'x-tw-items': item.validation },
+      convert: convertItem && ((v: unknown) => (Array.isArray(v) ? v.map(convertItem) : v)),
+      uncompiled: item.uncompiled,
+      nestedResidual: item.nestedResidual,
+      phrases: item.phrases,
     };
-    apply(built, 'array', own, where, owner, options.checks);
+    apply(built, 'array', own, where, owner, options.table);
     return built;
   }
   if (each.length) throw new ToolDefinitionError(`${where} uses { each: true } but is not an array. Type it as an array or drop "each".`);
@@ -336,55 +425,144 @@ function buildValue(
   if (kind.kind === 'schema') {
     owner.freeForm = true;
     // No keyword mapping for a schema given as is: class-validator runs its constraints.
-    if (metas.some((m) => !(m.type === 'conditionalValidation' && m.name === 'isOptional') && m.type !== 'isDefined')) owner.needsClassValidator = true;
-    return { schema: structuredClone(kind.schema), validation: structuredClone(kind.schema) };
+    const uncompiled = metas.filter((m) => !isOptionalMeta(m) && m.type !== 'isDefined');
+    const schema = structuredClone(kind.schema);
+    const phrases: string[] = [];
+    for (const m of uncompiled) tellModel(schema, m, phrases);
+    return { schema, validation: structuredClone(kind.schema), uncompiled, nestedResidual: false, phrases };
   }
   if (kind.kind === 'array') throw new ToolDefinitionError(`${where}: arrays of arrays are not supported. Wrap the inner array in a class.`);
   if (kind.kind === 'class') {
     const nested = buildClassPlan(kind.cls, options, seen);
-    owner.needsClassValidator ||= nested.needsClassValidator;
-    owner.needsClassTransformer ||= nested.needsClassTransformer;
+    for (const [cls, residual] of nested.residual) owner.residual.set(cls, residual);
     owner.freeForm ||= nested.freeForm;
-    const built = { schema: nested.schema, validation: nested.validation, convert: compileHydrator(nested) as (v: unknown) => unknown };
-    apply(built, 'class', metas, where, owner, options.checks);
+    const built: BuiltProperty = {
+      schema: nested.schema,
+      validation: nested.validation,
+      convert: compileHydrator(nested) as (v: unknown) => unknown,
+      uncompiled: [],
+      nestedResidual: nested.residual.size > 0,
+      phrases: [],
+    };
+    apply(built, 'class', metas, where, owner, options.table);
     return built;
   }
   const type: JsonSchemaType = kind.kind === 'date' ? 'string' : kind.kind;
-  const built: BuiltProperty = { schema: { type }, validation: { type } };
+  const built: BuiltProperty = { schema: { type }, validation: { type }, uncompiled: [], nestedResidual: false, phrases: [] };
   if (enumOption) built.schema.enum = built.validation.enum = [...enumOption];
-  apply(built, kind.kind, metas, where, owner, options.checks);
+  apply(built, kind.kind, metas, where, owner, options.table);
   if (kind.kind === 'date') {
     built.schema.format = 'date-time';
     built.convert = (v) => new Date(v as string);
-    if (!built.validation['x-tw-check']) addCheck(built.validation, options.checks, { constraint: 'isDateString', message: '$property must be a valid ISO 8601 date string', validate: (v) => isISO8601(v) });
+    // What `new Date()` reads the same everywhere: an RFC 3339 date-time (ISO 8601 also allows weeks, ordinal days…).
+    options.table.addCheck(built.validation, {
+      constraint: 'isDateString',
+      message: '$property must be a valid RFC 3339 date-time string',
+      validate: (v) => isRFC3339(v) && !Number.isNaN(Date.parse(v as string)),
+    });
   }
   return built;
 }
 
+/** JSON Schema keywords that several constraints may each set: the model is told the strictest. */
+const STRICTEST: Record<string, (a: never, b: never) => unknown> = {
+  minimum: Math.max, exclusiveMinimum: Math.max, minLength: Math.max, minItems: Math.max, minProperties: Math.max,
+  maximum: Math.min, exclusiveMaximum: Math.min, maxLength: Math.min, maxItems: Math.min, maxProperties: Math.min,
+  enum: (a: unknown[], b: unknown[]) => a.filter((x) => b.some((y) => JSON.stringify(x) === JSON.stringify(y))),
+  uniqueItems: (a: boolean, b: boolean) => a || b,
+};
+
+/** Adds a keyword to what the model sees: merged with one already there (strictest), or under allOf. */
+function tell(schema: JsonSchema, keyword: string, value: unknown): void {
+  const current = schema[keyword];
+  if (current === undefined) schema[keyword] = value;
+  else if (STRICTEST[keyword]) schema[keyword] = STRICTEST[keyword](current as never, value as never);
+  else if (JSON.stringify(current) !== JSON.stringify(value)) schema.allOf = [...(schema.allOf ?? []), { [keyword]: value }];
+}
+
+/** Tells the model a constraint enforced by a check or by class-validator: a keyword where one states it, else a phrase. */
+function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[]): void {
+  const told = m.name ? TOLD[m.name]?.(m.constraints ?? []) : undefined;
+  if (told) {
+    for (const [keyword, value] of Object.entries(told)) tell(schema, keyword, value);
+    return;
+  }
+  if (m.name && FORMATS[m.name]) {
+    schema.format = FORMATS[m.name];
+    if (m.name === 'isUuid' && m.constraints?.[0] !== undefined && m.constraints[0] !== 'all') phrases.push(`Must be a UUID version ${m.constraints[0]}.`);
+    return;
+  }
+  const text = phraseOf(m);
+  if (text && !phrases.includes(text)) phrases.push(text);
+}
+
+/** class-validator's message for a constraint, about "the value" rather than a property: "Must contain only letters (a-zA-Z)." */
+function phraseOf(m: ValidationMetadata): string | undefined {
+  if (m.type === 'conditionalValidation' || m.type === 'nestedValidation' || m.type === 'isDefined' || m.type === 'promiseValidation') return undefined;
+  const constraints = (m.constraints ?? []) as unknown[];
+  let template: unknown = typeof m.message === 'string' ? m.message : undefined;
+  if (!template && m.constraintCls) {
+    try {
+      const instance = new (m.constraintCls as new () => { defaultMessage?(a: object): string })();
+      template = instance.defaultMessage?.({ property: '$property', value: undefined, constraints, targetName: '', object: {} });
+    } catch {
+      template = undefined; // a constraint class that needs its container: no phrase
+    }
+  }
+  if (typeof template !== 'string' || !template || template.includes('$value')) return undefined;
+  const text = template
+    .replace(/\$property/g, m.each ? 'the list' : 'the value')
+    .replace(/\$constraint(\d+)/g, (_, n: string) => {
+      const c = constraints[Number(n) - 1];
+      return c instanceof Date ? c.toISOString() : typeof c === 'string' ? c : JSON.stringify(c) ?? String(c);
+    })
+    .replace(/^the value /, '')
+    .trim();
+  return text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
+}
+
 /** Writes each constraint's keyword into both schemas and remembers where it came from. */
-function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], where: string, owner: ClassPlan, checks: Check[]): void {
+function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], where: string, owner: ClassPlan, table: ConstraintTable): void {
   const { schema, validation } = built;
   // A nested class's schema already has its object-level refs (required, additionalProperties): extend them.
-  const refs = constraintRefs.get(validation) ?? {};
+  const refs = table.own(validation);
   refs.type ??= { constraint: TYPE_CONSTRAINT[kind], message: `$property must be ${TYPE_WORDS[kind]}` };
-  constraintRefs.set(validation, refs);
+  // Every constraint holds: a keyword already taken by another constraint is enforced again under allOf.
   const set = (keyword: string, value: unknown, meta: ValidationMetadata) => {
-    schema[keyword] = value;
-    validation[keyword] = value;
-    refs[keyword] = { constraint: meta.name ?? meta.type, meta };
+    const ref = { constraint: meta.name ?? meta.type, meta };
+    if (validation[keyword] === undefined) {
+      validation[keyword] = value;
+      refs[keyword] = ref;
+    } else {
+      const extra: JsonSchema = { [keyword]: value };
+      table.own(extra)[keyword] = ref;
+      validation.allOf = [...(validation.allOf ?? []), extra];
+    }
+    tell(schema, keyword, value);
   };
   const check = (meta: ValidationMetadata) => {
     const instance = new (meta.constraintCls as new () => { validate(v: unknown, a: unknown): boolean })();
     const args = { constraints: meta.constraints, property: '', value: undefined as unknown, targetName: owner.cls.name, object: {} };
-    addCheck(validation, checks, { constraint: meta.name!, meta, validate: (value) => instance.validate(value, { ...args, value }) === true });
+    table.addCheck(validation, {
+      constraint: meta.name!,
+      meta,
+      validate: (value) => {
+        try {
+          return instance.validate(value, { ...args, value }) === true;
+        } catch {
+          return false; // validator.js throws on some values (isNumber's maxDecimalPlaces on 1e-7): the value fails
+        }
+      },
+    });
   };
 
   for (const m of metas) {
     const c = m.constraints ?? [];
-    if (m.type === 'conditionalValidation' && m.name === 'isOptional') continue;
+    if (m.type === 'conditionalValidation') continue; // @IsOptional and @ValidateIf are the property's business
     if (m.type === 'nestedValidation' || m.type === 'isDefined') continue; // nested classes and presence are compiled already
     if (m.type !== 'customValidation' || !m.name || !PURE_BUILTINS.has(m.name)) {
-      owner.needsClassValidator = true; // @ValidateIf, async or user-written validators: class-validator runs them
+      built.uncompiled.push(m); // async or user-written validators: class-validator runs them
+      tellModel(schema, m, built.phrases);
       continue;
     }
     const typeOf = { isString: 'string', isNumber: 'number', isInt: 'integer', isBoolean: 'boolean', isArray: 'array', isObject: 'class' }[m.name];
@@ -393,7 +571,11 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
       if (!compatible) throw new ToolDefinitionError(`${where}: @${m.name.replace(/^is/, 'Is')}() disagrees with its type (${kind}). Make the TypeScript type and the decorator agree.`);
       refs.type = { constraint: m.name, meta: m };
       if (m.name === 'isInt' && kind === 'number') schema.type = validation.type = 'integer'; // @Param({ type: 'number' }) or () => [Number]
-      if (m.name === 'isNumber' && c[0] && Object.keys(c[0]).length) check(m); // maxDecimalPlaces and friends
+      if (m.name === 'isNumber' && c[0] && Object.keys(c[0]).length) {
+        check(m); // maxDecimalPlaces and friends
+        const places = (c[0] as { maxDecimalPlaces?: number }).maxDecimalPlaces;
+        if (places !== undefined) built.phrases.push(`At most ${places} decimal places.`);
+      }
       continue;
     }
     const appliesTo = APPLIES_TO[m.name];
@@ -405,7 +587,14 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
       case 'max': set('maximum', c[0], m); break;
       case 'isPositive': set('exclusiveMinimum', 0, m); break;
       case 'isNegative': set('exclusiveMaximum', 0, m); break;
-      case 'isDivisibleBy': set('multipleOf', c[0], m); break;
+      case 'isDivisibleBy':
+        // validator.js divides by parseInt(divisor) and tests `%` on the number's decimal text: only a check agrees on every value.
+        if (!Number.isInteger(c[0]) || (c[0] as number) === 0) {
+          throw new ToolDefinitionError(`${where}: @IsDivisibleBy(${String(c[0])}) rejects every value (class-validator divides by the integer part of the divisor). Use a non-zero integer divisor.`);
+        }
+        tell(schema, 'multipleOf', Math.abs(c[0] as number));
+        check(m);
+        break;
       case 'minLength': set('minLength', c[0], m); break;
       case 'maxLength': set('maxLength', c[0], m); break;
       case 'isLength':
@@ -425,7 +614,7 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
       case 'matches': {
         const re = c[0] instanceof RegExp ? c[0] : new RegExp(c[0], c[1]);
         if (re.flags.replace(/g/g, '')) {
-          schema.pattern = re.source; // the model sees the pattern; its flags are enforced by the check
+          tell(schema, 'pattern', re.source); // the model sees the pattern; its flags are enforced by the check
           check(m);
         } else set('pattern', re.source, m);
         break;
@@ -435,29 +624,31 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
           set('uniqueItems', true, m);
           break;
         }
-        if (FORMATS[m.name]) schema.format = FORMATS[m.name];
+        tellModel(schema, m, built.phrases);
         check(m);
     }
   }
 }
 
-function addCheck(validation: JsonSchema, checks: Check[], check: Check): void {
-  checks.push(check);
-  validation['x-tw-check'] = [...((validation['x-tw-check'] as number[] | undefined) ?? []), checks.length - 1];
-}
-
 /**
- * class-transformer's plainToInstance for a class without custom transforms, compiled into one
- * function (as Ajv compiles validators): `new Cls()` keeps field initializers, then each known
- * property present and not null is copied, nested classes and Dates converted. Property names
- * come from the class, never from the input, and are embedded as JSON string literals.
+ * class-transformer's plainToInstance for one class, compiled into one function (as Ajv compiles
+ * validators): `new Cls()` keeps field initializers, then each known property present and not
+ * null is copied from its JSON key (`@Expose({ name })`), nested classes and Dates converted and
+ * `@Transform`s applied; unknown keys never reach the instance. Names come from the class, never
+ * from the input, and are embedded as JSON string literals.
  */
 export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown>) => object {
   const body = plan.properties.map((p, i) => {
-    const key = JSON.stringify(p.name);
+    const key = JSON.stringify(p.key);
+    const name = JSON.stringify(p.name);
     const read = p.ownOnly ? `hasOwn.call(plain, ${key}) ? plain[${key}] : undefined` : `plain[${key}]`;
-    return `v = ${read};\nif (v !== undefined && v !== null) o[${key}] = ${p.convert ? `convert[${i}](v)` : 'v'};`;
+    const converted = p.convert ? `convert[${i}](v)` : 'v';
+    if (p.transform) {
+      // plainToInstance transforms the keys the input has, after converting their value.
+      return `if (hasOwn.call(plain, ${key})) {\nv = plain[${key}];\nv = transform[${i}](v === undefined || v === null ? v : ${converted}, plain);\nif (v !== undefined && v !== null) o[${name}] = v;\n}`;
+    }
+    return `v = ${read};\nif (v !== undefined && v !== null) o[${name}] = ${converted};`;
   });
-  const factory = new Function('Cls', 'convert', 'hasOwn', `return function hydrate(plain) {\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`);
-  return factory(plan.cls, plan.properties.map((p) => p.convert), Object.prototype.hasOwnProperty);
+  const factory = new Function('Cls', 'convert', 'transform', 'hasOwn', `return function hydrate(plain) {\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`);
+  return factory(plan.cls, plan.properties.map((p) => p.convert), plan.properties.map((p) => p.transform), Object.prototype.hasOwnProperty);
 }

@@ -38,6 +38,15 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
       if (/forbidden prototype property/.test((error as Error).message)) throw forbiddenKey(toolName);
       throw new ToolInputError('INVALID_JSON', toolName, [{ path: '', constraint: 'isJson', message: `arguments are not valid JSON: ${(error as Error).message}` }]);
     }
+    // RFC 7493 (I-JSON): a key repeated in one object means two readers (an approver, the tool) may see two values.
+    if (value !== null && typeof value === 'object' && countColons(raw) !== countKeys(value)) {
+      const duplicate = findDuplicateKey(raw);
+      if (duplicate) {
+        throw new ToolInputError('INVALID_JSON', toolName, [
+          { path: duplicate.path, constraint: 'uniqueKeys', message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)` },
+        ]);
+      }
+    }
   } else if (value !== null && typeof value === 'object') {
     checkObject(toolName, value, limits);
   }
@@ -45,6 +54,71 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
     throw invalid(toolName, { path: '', constraint: 'isObject', message: `arguments must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` });
   }
   return value as Record<string, unknown>;
+}
+
+/** Every key of a JSON text is followed by a colon: as many colons as parsed keys means no key was repeated. */
+function countColons(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf(':'); i !== -1; i = text.indexOf(':', i + 1)) n++;
+  return n;
+}
+
+/** Keys of a parsed value, all levels; NaN past 64 levels (the iterative scan decides then). */
+function countKeys(value: object, depth = 0): number {
+  if (depth > 64) return NaN;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) if (item !== null && typeof item === 'object') n += countKeys(item as object, depth + 1);
+    return n;
+  }
+  for (const key in value) {
+    n++;
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object') n += countKeys(child, depth + 1);
+  }
+  return n;
+}
+
+/** The first key repeated within one object of a valid JSON text (colons inside strings made the count inconclusive). */
+function findDuplicateKey(text: string): { key: string; path: string } | undefined {
+  const stack: { keys: Set<string> | undefined; path: string; index: number }[] = [];
+  let expectKey = false;
+  let lastKey = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let j = i + 1;
+      let escaped = false;
+      for (; j < text.length; j++) {
+        const d = text.charCodeAt(j);
+        if (d === 92) {
+          escaped = true;
+          j++;
+        } else if (d === 34) break;
+      }
+      if (expectKey) {
+        const top = stack[stack.length - 1];
+        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+        if (top.keys!.has(key)) return { key, path: top.path };
+        top.keys!.add(key);
+        lastKey = key;
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === 123 || c === 91) {
+      const top = stack[stack.length - 1];
+      const path = !top ? '' : top.keys ? (top.path ? `${top.path}.${lastKey}` : lastKey) : `${top.path}[${top.index}]`;
+      stack.push({ keys: c === 123 ? new Set() : undefined, path, index: 0 });
+      expectKey = c === 123;
+    } else if (c === 125 || c === 93) {
+      stack.pop();
+    } else if (c === 44) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) expectKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return undefined;
 }
 
 /** Maximum nesting of `{`/`[` outside string literals; stops counting once it knows the answer is "too deep". */
