@@ -204,6 +204,11 @@ export class PostgresStore implements SessionStore {
     return res.rowCount ?? 0;
   }
 
+  async deleteMemory(key: MemoryKey): Promise<void> {
+    // memory_entries go with it (ON DELETE CASCADE).
+    await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [tenantOf(key), key.agentName, key.userId]);
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     const { rows } = await this.query(
       `SELECT m.summary, m.version,

@@ -198,6 +198,10 @@ export class RedisStore implements SessionStore {
     await guard('redis', () => this.client.del(...this.sessionKeys(key)));
   }
 
+  async deleteMemory(key: MemoryKey): Promise<void> {
+    await guard('redis', () => this.client.del(...this.memoryKeys(key)));
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key)))) as [string[], string[]] | null;
     if (!reply) return undefined;
