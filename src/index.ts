@@ -8,6 +8,8 @@ export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassT
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolRegistry } from './registry/tool-registry';
 export type { ToolRegistryOptions, CallOptions, RegisteredTool } from './registry/tool-registry';
+export type { AuthorizePolicy } from './registry/policy';
+export type { CallCheck } from './registry/tool-registry';
 export type { ContainerLike } from './container/container';
 export { typediContainer, fromTypedi } from './container/container';
 export type { JsonSchema, JsonSchemaType, ToolDefinition } from './schema/json-schema';
@@ -95,6 +97,7 @@ export {
   ToolOutputError,
   ToolTimeoutError,
   ToolAbortedError,
+  ApprovalRequiredError,
   StoreUnavailableError,
   ModelError,
   ModelRetryError,

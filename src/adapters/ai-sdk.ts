@@ -4,7 +4,7 @@
  */
 import { jsonSchema, tool, type JSONSchema7, type ToolExecutionOptions, type ToolSet } from 'ai';
 import type { ToolRegistry } from '../registry/tool-registry';
-import { runTool, selectDefinitions, type AdapterOptions } from './shared';
+import { needsApproval, resolveSession, runTool, selectDefinitions, type AdapterOptions } from './shared';
 
 export type { AdapterOptions, SessionSource, ToolSession } from './shared';
 
@@ -24,11 +24,24 @@ export function toAiSdkTools(registry: ToolRegistry, options: AdapterOptions<AiS
     tools[name] = tool<unknown, unknown>({
       description: def.description,
       inputSchema: jsonSchema<unknown>(def.parameters as JSONSchema7),
+      // The tool's approval policy, through the AI SDK's own approval flow (the host app's UI decides).
+      ...(registry.describe(name).approval === undefined
+        ? {}
+        : {
+            needsApproval: async (input: unknown, call: { toolCallId: string; messages: ToolExecutionOptions['messages']; experimental_context?: unknown }) =>
+              needsApproval(registry, name, input, await resolveSession(options.session, call as AiSdkRuntime)),
+          }),
       execute: async (input, execution) => {
-        const { text } = await runTool(registry, name, (input ?? {}) as object, options, execution, {
-          toolCallId: execution.toolCallId,
-          signal: execution.abortSignal,
-        });
+        const approval = registry.describe(name).approval === undefined ? undefined : 'host';
+        const { text } = await runTool(
+          registry,
+          name,
+          (input ?? {}) as object,
+          options,
+          execution,
+          { toolCallId: execution.toolCallId, signal: execution.abortSignal },
+          approval,
+        );
         return JSON.parse(text) as unknown;
       },
     });

@@ -6,9 +6,17 @@ import { ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { DynamicStructuredTool, ToolInputParsingException } from '@langchain/core/tools';
 import type { ToolRegistry } from '../registry/tool-registry';
-import { runTool, selectDefinitions, type AdapterOptions } from './shared';
+import { runTool, selectDefinitions, type AdapterOptions, type Approver } from './shared';
 
-export type { AdapterOptions, SessionSource, ToolSession } from './shared';
+export type { AdapterOptions, SessionSource, ToolSession, Approver, ApprovalRequest } from './shared';
+
+export interface LangChainToolsOptions extends AdapterOptions<LangChainRuntime> {
+  /**
+   * Decides calls of tools whose approval policy asks for a human. Without it such a call is
+   * refused with APPROVAL_REQUIRED (LangChain has no approval flow of its own to defer to).
+   */
+  approve?: Approver;
+}
 
 /** What a session resolver receives: the RunnableConfig of the tool invocation (`configurable`, `metadata`…). */
 export type LangChainRuntime = RunnableConfig | undefined;
@@ -27,12 +35,12 @@ interface ToolCallLike {
  * toolwright's typed error (the same structured JSON as everywhere else) is returned instead of
  * LangChain's generic parsing exception.
  */
-export function toLangChainTools(registry: ToolRegistry, options: AdapterOptions<LangChainRuntime>): DynamicStructuredTool[] {
+export function toLangChainTools(registry: ToolRegistry, options: LangChainToolsOptions): DynamicStructuredTool[] {
   return selectDefinitions(registry, options.tools).map((def) => {
     const name = def.name;
     const run = (args: object, config: LangChainRuntime) => {
       const toolCallId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
-      return runTool(registry, name, args, options, config, { toolCallId, signal: config?.signal });
+      return runTool(registry, name, args, options, config, { toolCallId, signal: config?.signal }, options.approve);
     };
     const lcTool = new DynamicStructuredTool({
       name,

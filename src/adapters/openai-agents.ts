@@ -5,7 +5,7 @@
 import { tool, type FunctionTool, type RunContext } from '@openai/agents-core';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { nullsToAbsent, toOpenAITool } from '../schema/providers';
-import { runTool, selectDefinitions, type AdapterOptions } from './shared';
+import { needsApproval, resolveSession, runTool, selectDefinitions, type AdapterOptions } from './shared';
 
 export type { AdapterOptions, SessionSource, ToolSession } from './shared';
 
@@ -40,10 +40,22 @@ export function toOpenAIAgentsTools<C = unknown>(registry: ToolRegistry, options
       // A JSON Schema object; the SDK only parses the model's JSON and leaves validation to us.
       parameters: fn.parameters as never,
       strict: strict as false,
+      // The registry's gate decides what the model is offered this run, with the run's user.
+      ...(registry.gated
+        ? { isEnabled: async ({ runContext }: { runContext: RunContext<C> }) => registry.permits(name, (await resolveSession(options.session, { runContext })).context) }
+        : {}),
+      // Approval through the Agents SDK's own interruptions (result.interruptions → state.approve/reject).
+      ...(registry.describe(name).approval === undefined
+        ? {}
+        : {
+            needsApproval: async (runContext: RunContext, input: unknown, callId?: string) =>
+              needsApproval(registry, name, strict ? nullsToAbsent(def.parameters, input) : input, await resolveSession(options.session, { runContext: runContext as RunContext<C>, toolCallId: callId })),
+          }),
       execute: async (input: unknown, runContext?: RunContext<C>, details?: { toolCall?: { callId?: string } }) => {
         const args = strict ? nullsToAbsent(def.parameters, input) : input;
         const toolCallId = details?.toolCall?.callId;
-        const { text } = await runTool(registry, name, (args ?? {}) as object, options, { runContext, toolCallId }, { toolCallId });
+        const approval = registry.describe(name).approval === undefined ? undefined : 'host';
+        const { text } = await runTool(registry, name, (args ?? {}) as object, options, { runContext, toolCallId }, { toolCallId }, approval);
         return text;
       },
     }) as unknown as FunctionTool<C>;

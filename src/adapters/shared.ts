@@ -1,3 +1,4 @@
+import type { ApprovalDecision } from '../agent/agent';
 import { ToolwrightError } from '../errors/errors';
 import type { CallOptions, ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
@@ -44,6 +45,34 @@ export async function resolveSession<R>(source: SessionSource<R>, runtime: R): P
   return session;
 }
 
+/** What an approver is asked: the call as it would run, for the user the session belongs to. */
+export interface ApprovalRequest {
+  name: string;
+  /** The validated arguments, as plain JSON. */
+  args: unknown;
+  toolCallId?: string;
+  context: AgentContext;
+}
+
+/** The app's human in the loop: approve (optionally with edited arguments, validated again) or reject with a reason. */
+export type Approver = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/**
+ * Who decides a call that needs approval: `'host'` when the host library's own approval flow
+ * (`needsApproval`) has already decided before the tool runs, an app's approver, or nobody (the
+ * call fails with APPROVAL_REQUIRED).
+ */
+export type ApprovalMode = 'host' | Approver | undefined;
+
+/** Asks the gate whether this call needs a human, for the host library's `needsApproval`. Invalid or hidden calls need none: they fail when run. */
+export async function needsApproval(registry: ToolRegistry, name: string, args: unknown, session: ToolSession): Promise<boolean> {
+  try {
+    return (await registry.check(name, (args ?? {}) as object, session.context)).approvalRequired;
+  } catch {
+    return false;
+  }
+}
+
 export interface ToolRun {
   /** The result JSON, or the error's compact JSON. */
   text: string;
@@ -58,9 +87,24 @@ export async function runTool<R>(
   options: AdapterOptions<R>,
   runtime: R,
   callOptions: CallOptions,
+  approval?: ApprovalMode,
 ): Promise<ToolRun> {
   const { context, memory } = await resolveSession(options.session, runtime);
   try {
+    if (typeof approval === 'function' && registry.describe(name).approval !== undefined) {
+      const check = await registry.check(name, args, context);
+      if (check.approvalRequired) {
+        const decision = await approval({ name, args: JSON.parse(JSON.stringify(check.input)), toolCallId: callOptions.toolCallId, context });
+        if (decision?.approve !== true) {
+          const reason = decision && 'reason' in decision ? decision.reason : 'no reason given';
+          return { text: JSON.stringify({ status: 'error', code: 'REJECTED', message: `A human rejected this call: ${reason}` }), failed: true };
+        }
+        if (decision.arguments !== undefined) args = decision.arguments;
+        callOptions = { ...callOptions, approved: true };
+      }
+    } else if (approval === 'host') {
+      callOptions = { ...callOptions, approved: true };
+    }
     return { text: await registry.call(name, args, context, memory, callOptions), failed: false };
   } catch (error) {
     if (options.errors !== 'throw' && error instanceof ToolwrightError) return { text: error.toToolResult(), failed: true };

@@ -693,6 +693,7 @@ export class Agent {
         if (verdict && 'arguments' in verdict) args = verdict.arguments;
       }
       let result = await this.registry.call(call.name, args, state.context, state.memory, {
+        approved: decision?.approve === true,
         toolCallId: call.id,
         // The logical call (run, model turn, place in the response): stable across resumes and a retried
         // resume, distinct across runs even when a provider restarts its call ids every response.
@@ -716,16 +717,15 @@ export class Agent {
     if (this.approvalTools.length === 0) return NO_APPROVALS;
     const needed: PendingApproval[] = [];
     for (const call of calls) {
-      const policy = this.plans.get(call.name)?.tool.approval as ((args: unknown, context: AgentContext) => boolean | Promise<boolean>) | boolean | undefined;
-      if (!policy || (selection.offered && !selection.offered.has(call.name))) continue;
-      let args: object;
+      if (!this.plans.get(call.name)?.tool.approval || (selection.offered && !selection.offered.has(call.name))) continue;
+      let check;
       try {
-        args = await this.registry.parse(call.name, call.arguments);
+        check = await this.registry.check(call.name, call.arguments, state.context);
       } catch {
         continue;
       }
-      if (policy === true || (typeof policy === 'function' && (await policy(args, state.context)))) {
-        needed.push({ toolCallId: call.id, name: call.name, arguments: call.arguments, args: JSON.parse(JSON.stringify(args)) });
+      if (check.approvalRequired) {
+        needed.push({ toolCallId: call.id, name: call.name, arguments: call.arguments, args: JSON.parse(JSON.stringify(check.input)) });
       }
     }
     return needed;

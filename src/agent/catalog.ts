@@ -71,7 +71,7 @@ export class ToolCatalog {
       options.tags !== undefined ||
       options.topK !== undefined ||
       options.authorize !== undefined ||
-      this.allTools.some((t) => typeof t.instance.isEnabled === 'function');
+      registry.gated;
     if (options.topK !== undefined) {
       if (!Number.isInteger(options.topK) || options.topK < 1) throw new RangeError(`catalog.topK must be a positive integer, got ${options.topK}`);
       searchIndex(registry);
@@ -126,7 +126,8 @@ export class ToolCatalog {
   }
 
   private async permitted(tool: RegisteredTool, context: AgentContext): Promise<boolean> {
-    if (tool.instance.isEnabled && !(await tool.instance.isEnabled(context))) return false;
+    // The registry's gate (isEnabled, the registry's authorize) first: the same answer as on every other surface.
+    if (this.registry.gated && !(await this.registry.permits(tool.name, context))) return false;
     return this.options.authorize ? !!(await this.options.authorize(tool, context)) : true;
   }
 }

@@ -21,12 +21,15 @@ const FORMATS = ['text', 'json', 'openai', 'anthropic', 'gemini', 'mcp'] as cons
 type Format = (typeof FORMATS)[number];
 
 /** Codes of errors the caller made (fix the request), as opposed to the tool failing. */
-const USAGE_CODES = new Set(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS']);
+const USAGE_CODES = new Set(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS', 'APPROVAL_REQUIRED']);
 
 const VERSION = readVersion();
 
 /** Runs `toolwright <argv>` and resolves with the exit code; never calls process.exit. */
-export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+export async function runCli(argv: readonly string[], terminal: CliIO): Promise<number> {
+  // Everything printed passes through here: tool names, arguments, results and error texts come
+  // from modules and tools, and must not be able to move the cursor, retitle or clear the terminal.
+  const io: CliIO = { ...terminal, stdout: (text) => terminal.stdout(escapeControl(text)), stderr: (text) => terminal.stderr(escapeControl(text)) };
   let exitCode: number = EXIT.OK;
   const program = buildProgram(io, (code) => (exitCode = code));
   try {
@@ -57,9 +60,14 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .addOption(moduleOption())
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--strict', 'with --format openai: OpenAI strict-mode schemas')
-    .action(async (opts: { module?: string; format: Format; strict?: boolean }) => {
+    .option('--user <id>', 'list what this userId may use')
+    .option('--tenant <id>', 'list what this tenantId may use')
+    .action(async (opts: { module?: string; format: Format; strict?: boolean; user?: string; tenant?: string }) => {
       const registry = await loadRegistry(opts.module, io.cwd);
-      io.stdout(formatList(registry, opts.format, opts.strict === true));
+      // The registry's gate decides what this caller sees, as on every other surface.
+      const context = new AgentContext({ sessionId: 'cli', userId: opts.user, tenantId: opts.tenant });
+      const names = new Set((await registry.visible(context)).map((t) => t.name));
+      io.stdout(formatList(registry, opts.format, opts.strict === true, names));
     });
 
   program
@@ -72,11 +80,12 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .option('--tenant <id>', 'tenantId of the AgentContext')
     .option('--session <id>', 'sessionId of the AgentContext', 'cli')
     .option('--timeout <ms>', 'abort the call after this many milliseconds', parsePositiveInt)
-    .action(async (tool: string, json: string, opts: { module?: string; user?: string; tenant?: string; session: string; timeout?: number }) => {
+    .option('--approve', 'you approve this call of a tool that needs a human decision')
+    .action(async (tool: string, json: string, opts: { module?: string; user?: string; tenant?: string; session: string; timeout?: number; approve?: boolean }) => {
       const registry = await loadRegistry(opts.module, io.cwd);
       const context = new AgentContext({ sessionId: opts.session, userId: opts.user, tenantId: opts.tenant });
       const memory = new AgentMemory({ agentName: 'cli', userId: opts.user ?? 'cli', tenantId: opts.tenant });
-      const result = await registry.call(tool, json, context, memory, { timeoutMs: opts.timeout, toolCallId: 'cli' });
+      const result = await registry.call(tool, json, context, memory, { timeoutMs: opts.timeout, toolCallId: 'cli', approved: opts.approve === true });
       io.stdout(`${result}\n`);
     });
 
@@ -145,6 +154,7 @@ function report(error: unknown, io: CliIO): number {
       for (const e of error.errors) io.stderr(`  - ${e.path || '(arguments)'}: ${e.message} [${e.constraint}]\n`);
     }
     if (error.code === 'INVALID_JSON') io.stderr(`  Pass the arguments as one JSON object in single quotes, e.g. '{"a": 1}'.\n`);
+    if (error.code === 'APPROVAL_REQUIRED') io.stderr('  Check the arguments, then run the same command with --approve to approve this call.\n');
     const cause = error.cause instanceof Error ? error.cause : undefined;
     if (error.code === 'TOOL_FAILED' && cause?.stack) io.stderr(`${indent(cause.stack)}\n`);
     return USAGE_CODES.has(error.code) ? EXIT.USAGE : EXIT.TOOL_FAILED;
@@ -153,8 +163,8 @@ function report(error: unknown, io: CliIO): number {
   return EXIT.TOOL_FAILED;
 }
 
-function formatList(registry: ToolRegistry, format: Format, strict: boolean): string {
-  const defs = registry.definitions();
+function formatList(registry: ToolRegistry, format: Format, strict: boolean, names: ReadonlySet<string>): string {
+  const defs = registry.definitions().filter((d) => names.has(d.name));
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   switch (format) {
     case 'json':
@@ -224,6 +234,17 @@ function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
+  });
+}
+
+/**
+ * Makes control characters visible (`\u001b` → `\x1b`): C0 (except newline and tab), DEL, C1
+ * and the bidirectional overrides that reorder what a terminal shows.
+ */
+export function escapeControl(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
 

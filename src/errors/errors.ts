@@ -125,6 +125,17 @@ export class ToolTimeoutError extends ToolwrightError {
   }
 }
 
+/**
+ * The tool needs a human decision before it runs and the caller brought none. Every surface
+ * refuses the same way: the runner pauses, MCP asks through elicitation, the adapters use their
+ * host's approval flow, the CLI wants `--approve`.
+ */
+export class ApprovalRequiredError extends ToolwrightError {
+  constructor(readonly toolName: string) {
+    super('APPROVAL_REQUIRED', `Tool "${toolName}" needs a human's approval before it runs.`, { captureStack: false });
+  }
+}
+
 /** A store (SQLite, Redis, PostgreSQL) is down, timed out or refused a write; nothing was half-written. */
 export class StoreUnavailableError extends ToolwrightError {
   constructor(readonly store: string, cause: unknown) {

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ApprovalRequiredError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
-import { isEmptyMemoryChanges, isEmptySessionChanges, type SessionKey } from '../session/snapshots';
+import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 
@@ -35,6 +42,12 @@ export interface McpServerOptions {
   sessionId?: string;
   /** Called with failures that are not the model's to fix (a store that is down, a bug); default: stderr. */
   onError?: (error: unknown) => void;
+  /**
+   * Whose AgentMemory a call sees: `user` (default; the identity's, shared by its sessions) or
+   * `session` (one memory per MCP session, removed with it). serveHttp uses `session` when no
+   * auth hook identifies the caller, so anonymous clients never read each other's memory.
+   */
+  memoryScope?: 'user' | 'session';
 }
 
 /** The `AuthInfo.extra` key under which serveHttp hands the auth hook's identity to the server. */
@@ -48,23 +61,36 @@ export const IDENTITY_KEY = 'toolwright.identity';
  */
 export function createMcpServer(registry: ToolRegistry, options: McpServerOptions = {}): Server {
   const store = options.store ?? new InMemoryStore();
-  const agentName = options.agentName ?? 'mcp';
   const fallbackSessionId = options.sessionId ?? randomUUID();
   const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${describeError(error)}\n`));
   const tools = listTools(registry);
+  const toolByName = new Map(tools.map((t) => [t.name, t]));
 
   const server = new Server(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
     { capabilities: { tools: {} } },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  // Listing goes through the registry's gate: the caller sees only what it may call.
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    if (!registry.gated) return { tools };
+    const { key, identity } = mcpSessionKeys(extra, options, fallbackSessionId);
+    try {
+      const snapshot = await store.loadSession(key);
+      const context = snapshot
+        ? AgentContext.fromSnapshot(snapshot, identity.userId)
+        : new AgentContext({ sessionId: key.sessionId, userId: identity.userId, tenantId: identity.tenantId });
+      return { tools: (await registry.visible(context)).map((t) => toolByName.get(t.name)!) };
+    } catch (error) {
+      onError(error);
+      return { tools: [] };
+    }
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
-    const identity = identityOf(extra.authInfo) ?? options.identity ?? { userId: 'anonymous' };
-    const key: SessionKey = { sessionId: extra.sessionId ?? fallbackSessionId, tenantId: identity.tenantId };
-    const memoryKey = { agentName, userId: identity.userId, tenantId: identity.tenantId };
+    const { name } = request.params;
+    let args: string | object = request.params.arguments ?? {};
+    const { key, memoryKey, identity } = mcpSessionKeys(extra, options, fallbackSessionId);
     try {
       const [snapshot, memorySnapshot] = await Promise.all([store.loadSession(key), store.loadMemory(memoryKey)]);
       const context = snapshot
@@ -73,13 +99,25 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       const memory = memorySnapshot ? AgentMemory.fromSnapshot(memorySnapshot) : new AgentMemory(memoryKey);
       let text: string;
       try {
-        text = await registry.call(name, args ?? {}, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal });
+        let approved = false;
+        if (registry.has(name) && registry.describe(name).approval !== undefined) {
+          const check = await registry.check(name, args, context);
+          if (check.approvalRequired) {
+            // A human decides through the client (elicitation); a client that cannot ask gets APPROVAL_REQUIRED.
+            if (!server.getClientCapabilities()?.elicitation) throw new ApprovalRequiredError(name);
+            const decision = await askApproval(name, check.input, extra.sendRequest);
+            if (!decision.approve) return rejected(name, decision.reason);
+            if (decision.arguments !== undefined) args = decision.arguments;
+            approved = true;
+          }
+        }
+        text = await registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved });
       } finally {
         // What the tool wrote before failing is kept, as it would be in an agent turn.
         await save(store, key, memoryKey, context, memory, snapshot?.userId);
       }
       const result: CallToolResult = { content: [{ type: 'text', text }] };
-      if (tools.find((t) => t.name === name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
+      if (toolByName.get(name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
       return result;
     } catch (error) {
       return errorResult(error, onError);
@@ -100,6 +138,70 @@ function listTools(registry: ToolRegistry): Tool[] {
   });
 }
 
+type Decision = { approve: true; arguments?: string } | { approve: false; reason: string };
+
+/** The approval form: approve or reject, a reason, and optionally edited arguments (validated again before the call runs). */
+async function askApproval(
+  name: string,
+  input: object,
+  sendRequest: (request: ElicitRequest, schema: typeof ElicitResultSchema) => Promise<{ action: string; content?: Record<string, unknown> }>,
+): Promise<Decision> {
+  const shown = JSON.stringify(input, null, 2);
+  const result = await sendRequest(
+    {
+      method: 'elicitation/create',
+      params: {
+        mode: 'form',
+        message: `Tool "${name}" needs your approval to run with these arguments:\n${shown}`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
+            reason: { type: 'string', title: 'Reason', description: 'Why the call is rejected (shown to the model).' },
+            arguments: { type: 'string', title: 'Edited arguments', description: 'Optional: the arguments to run with instead, as a JSON object.' },
+          },
+          required: ['decision'],
+        },
+      },
+    },
+    ElicitResultSchema,
+  );
+  const content = result.content ?? {};
+  if (result.action !== 'accept' || content.decision !== 'approve') {
+    const reason = typeof content.reason === 'string' && content.reason ? content.reason : `the user chose ${result.action === 'accept' ? 'reject' : result.action}`;
+    return { approve: false, reason };
+  }
+  const edited = typeof content.arguments === 'string' && content.arguments.trim() ? content.arguments : undefined;
+  return edited === undefined ? { approve: true } : { approve: true, arguments: edited };
+}
+
+function rejected(name: string, reason: string): CallToolResult {
+  const text = JSON.stringify({ status: 'error', code: 'REJECTED', message: `A human rejected this call of "${name}": ${reason}` });
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The store keys of one MCP session's context and memory, for a call and for cleaning up after it ends. */
+export function mcpStoreKeys(
+  sessionId: string,
+  identity: McpIdentity,
+  options: Pick<McpServerOptions, 'agentName' | 'memoryScope'>,
+): { key: SessionKey; memoryKey: MemoryKey } {
+  const memoryUser = options.memoryScope === 'session' ? `mcp-session:${sessionId}` : identity.userId;
+  return {
+    key: { sessionId, tenantId: identity.tenantId },
+    memoryKey: { agentName: options.agentName ?? 'mcp', userId: memoryUser, tenantId: identity.tenantId },
+  };
+}
+
+function mcpSessionKeys(
+  extra: { authInfo?: AuthInfo; sessionId?: string },
+  options: McpServerOptions,
+  fallbackSessionId: string,
+): { key: SessionKey; memoryKey: MemoryKey; identity: McpIdentity } {
+  const identity = identityOf(extra.authInfo) ?? options.identity ?? { userId: 'anonymous' };
+  return { ...mcpStoreKeys(extra.sessionId ?? fallbackSessionId, identity, options), identity };
+}
+
 function identityOf(auth: AuthInfo | undefined): McpIdentity | undefined {
   const value = auth?.extra?.[IDENTITY_KEY] as McpIdentity | undefined;
   return value && typeof value.userId === 'string' ? value : undefined;
@@ -108,7 +210,7 @@ function identityOf(auth: AuthInfo | undefined): McpIdentity | undefined {
 async function save(
   store: SessionStore,
   key: SessionKey,
-  memoryKey: { agentName: string; userId: string; tenantId?: string },
+  memoryKey: MemoryKey,
   context: AgentContext,
   memory: AgentMemory,
   storedUserId: string | undefined,

@@ -3,6 +3,7 @@ import type Ajv from 'ajv';
 import { typediContainer, type ContainerLike } from '../container/container';
 import {
   ModelRetryError,
+  ApprovalRequiredError,
   ToolAbortedError,
   ToolDefinitionError,
   ToolExecutionError,
@@ -21,6 +22,7 @@ import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, toFieldErrors, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
+import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
 
 export interface ToolRegistryOptions {
@@ -28,6 +30,12 @@ export interface ToolRegistryOptions {
   /** Anything with `get(cls)`; typedi's global Container by default. */
   container?: ContainerLike;
   limits?: Partial<ArgumentLimits>;
+  /**
+   * Who may see and call which tool, asked with the caller's context on every surface (runner,
+   * MCP, CLI, adapters, `call`). `false` hides the tool: it is not listed and a call to it fails
+   * with TOOL_NOT_FOUND, as for a tool that does not exist.
+   */
+  authorize?: AuthorizePolicy;
 }
 
 export interface CallOptions {
@@ -42,6 +50,18 @@ export interface CallOptions {
    * runner passes its run, model turn and position), for providers that reuse call ids.
    */
   logicalCallId?: string;
+  /**
+   * A human approved this call with these arguments. Without it a tool whose approval policy
+   * asks for one fails with APPROVAL_REQUIRED; surfaces set it only from a real decision.
+   */
+  approved?: boolean;
+}
+
+/** What `check` found: the call may go ahead, possibly after a human decision. */
+export interface CallCheck {
+  /** The validated arguments, as `execute` would receive them. */
+  input: object;
+  approvalRequired: boolean;
 }
 
 /** What the registry knows of one tool, frozen at build. */
@@ -63,6 +83,8 @@ interface Entry extends RegisteredTool {
   parse(raw: unknown): object | Promise<object>;
   /** `execute`'s result → the JSON string the model sees; throws ToolOutputError. A promise only when class-validator must run too. */
   serialize(result: unknown): string | Promise<string>;
+  /** Visibility depends on the caller (`isEnabled` or the registry's `authorize`). */
+  gated?: boolean;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -75,11 +97,17 @@ export class ToolRegistry {
   private readonly entries: ReadonlyMap<string, Entry>;
   private readonly nameList: readonly string[];
   private readonly definitionList: readonly ToolDefinition[];
+  private readonly authorize?: AuthorizePolicy;
+  /** Some tool's visibility depends on the caller. */
+  readonly gated: boolean;
 
-  private constructor(entries: Map<string, Entry>) {
+  private constructor(entries: Map<string, Entry>, authorize?: AuthorizePolicy) {
     this.entries = entries;
     this.nameList = Object.freeze([...entries.keys()]);
     this.definitionList = Object.freeze([...entries.values()].map((e) => e.definition));
+    this.authorize = authorize;
+    for (const entry of entries.values()) entry.gated = authorize !== undefined || typeof entry.instance.isEnabled === 'function';
+    this.gated = [...entries.values()].some((e) => e.gated);
   }
 
   static build(options: ToolRegistryOptions): ToolRegistry {
@@ -100,7 +128,7 @@ export class ToolRegistry {
       owners.set(entry.name, toolClass);
       entries.set(entry.name, entry);
     }
-    return new ToolRegistry(entries);
+    return new ToolRegistry(entries, options.authorize);
   }
 
   /** Every tool's definition, in registration order (frozen, built once). */
@@ -130,6 +158,29 @@ export class ToolRegistry {
     return [...this.entries.values()];
   }
 
+  /** The tools this caller may see and call (`isEnabled`, `authorize`), in registration order. */
+  async visible(context: AgentContext): Promise<RegisteredTool[]> {
+    const shown: RegisteredTool[] = [];
+    for (const entry of this.entries.values()) if (!entry.gated || (await permits(entry, this.authorize, context))) shown.push(entry);
+    return shown;
+  }
+
+  /** May this caller see and call the tool? `false` for a tool that does not exist. */
+  async permits(name: string, context: AgentContext): Promise<boolean> {
+    const entry = this.entries.get(name);
+    return entry !== undefined && (!entry.gated || permits(entry, this.authorize, context));
+  }
+
+  /**
+   * Everything `call` checks before running, without running: visibility (TOOL_NOT_FOUND), the
+   * arguments (INVALID_JSON / INVALID_ARGUMENTS), and whether a human must approve the call.
+   */
+  async check(name: string, args: string | object, context: AgentContext): Promise<CallCheck> {
+    const entry = await this.admit(name, context);
+    const input = await entry.parse(args);
+    return { input, approvalRequired: entry.approval !== undefined && (await approvalRequired(entry, input, context)) };
+  }
+
   /**
    * Parses and validates arguments exactly as `call` would, without running the tool (e.g. to
    * evaluate an approval policy on typed arguments). Throws ToolNotFoundError / ToolInputError.
@@ -151,12 +202,16 @@ export class ToolRegistry {
     memory: AgentMemory = new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' }),
     options?: CallOptions,
   ): Promise<string> {
-    const entry = this.entries.get(name);
+    let entry = this.entries.get(name);
     let input: object;
     try {
-      if (entry === undefined) throw new ToolNotFoundError(name, this.nameList);
+      // The gate: a tool hidden from this caller is refused as one that does not exist.
+      if (entry === undefined || entry.gated) entry = await this.admit(name, context);
       const parsed = entry.parse(args);
       input = parsed instanceof Promise ? await parsed : parsed;
+      if (entry.approval !== undefined && options?.approved !== true && (await approvalRequired(entry, input, context))) {
+        throw new ApprovalRequiredError(name);
+      }
     } catch (error) {
       // Reject after one tick, once the caller's handler is attached: Node's bookkeeping for a
       // promise that is already rejected when returned costs more than validating the call.
@@ -180,6 +235,14 @@ export class ToolRegistry {
       result = await runGuarded(entry, input, context, memory, timeoutMs, options);
     }
     return entry.serialize(result);
+  }
+
+  /** The entry, if this caller may use it; otherwise TOOL_NOT_FOUND listing only what they may use. */
+  private async admit(name: string, context: AgentContext): Promise<Entry> {
+    const entry = this.entries.get(name);
+    if (entry !== undefined && (!entry.gated || (await permits(entry, this.authorize, context)))) return entry;
+    const available = this.gated ? (await this.visible(context)).map((t) => t.name) : this.nameList;
+    throw new ToolNotFoundError(name, available);
   }
 
   private entry(name: string): Entry {

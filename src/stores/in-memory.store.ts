@@ -74,6 +74,10 @@ export class InMemoryStore implements SessionStore {
     return next.version;
   }
 
+  async deleteMemory(key: MemoryKey): Promise<void> {
+    this.memories.delete(memoryKeyString(key));
+  }
+
   async close(): Promise<void> {
     this.sessions.clear();
     this.memories.clear();

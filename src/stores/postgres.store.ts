@@ -248,6 +248,11 @@ export class PostgresStore implements SessionStore {
     return res.rowCount === 1;
   }
 
+  async deleteMemory(key: MemoryKey): Promise<void> {
+    // memory_entries go with it (ON DELETE CASCADE).
+    await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [tenantOf(key), key.agentName, key.userId]);
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     checkMemoryKey(key);
     const { rows } = await this.query(

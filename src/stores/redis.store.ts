@@ -254,6 +254,10 @@ export class RedisStore implements SessionStore {
     return Number(await guard('redis', () => this.scripts.toolwrightSwapPendingRun(...args))) === 1;
   }
 
+  async deleteMemory(key: MemoryKey): Promise<void> {
+    await guard('redis', () => this.client.del(...this.memoryKeys(key)));
+  }
+
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     checkMemoryKey(key);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key)))) as [string[], string[]] | null;

@@ -205,6 +205,20 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  async deleteMemory(key: MemoryKey): Promise<void> {
+    return guard('sqlite', () => {
+      const db = this.db();
+      db.transaction(() => {
+        const id = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').pluck().get(tenantOf(key), key.agentName, key.userId) as
+          | number
+          | undefined;
+        if (id === undefined) return;
+        this.sql('DELETE FROM memory_entries WHERE memory_pk = ?').run(id);
+        this.sql('DELETE FROM memories WHERE id = ?').run(id);
+      }).immediate();
+    });
+  }
+
   /** Deletes every session past its TTL; returns how many. Loads already ignore them. */
   async purgeExpired(): Promise<number> {
     return guard('sqlite', () => {

@@ -27,6 +27,7 @@ export interface SessionStore {
   loadSession(key: SessionKey, options?: LoadSessionOptions): Promise<SessionSnapshot | undefined>;
   /** Creates the session when missing; returns the new version. */
   saveSession(key: SessionKey, changes: SessionChanges): Promise<number>;
+  /** Removes everything stored for the session (state, history, paused run); a missing session is no error. */
   deleteSession(key: SessionKey): Promise<void>;
   /**
    * Claims a session for `userId` (null: anonymous) atomically: when it does not exist (or has expired)
@@ -43,5 +44,7 @@ export interface SessionStore {
   loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined>;
   /** Creates the memory when missing; returns the new version. */
   saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number>;
+  /** Removes the memory and all its entries (e.g. a memory scoped to an MCP session that ended); a missing one is no error. */
+  deleteMemory(key: MemoryKey): Promise<void>;
   close(): Promise<void>;
 }

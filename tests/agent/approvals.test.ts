@@ -212,10 +212,10 @@ describe('idempotency keys', () => {
   it('derives a stable key from the session and the model tool call id', async () => {
     const registry = ToolRegistry.build({ tools: [PayRefundTool] });
     const ctx = (sessionId: string) => new AgentContext({ sessionId, userId: 'u-1' });
-    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-1'), undefined, { toolCallId: 'c-1' });
-    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-1'), undefined, { toolCallId: 'c-1' });
-    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-2'), undefined, { toolCallId: 'c-1' });
-    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-1'), undefined, { toolCallId: 'c-2' });
+    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-1'), undefined, { toolCallId: 'c-1', approved: true });
+    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-1'), undefined, { toolCallId: 'c-1', approved: true });
+    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-2'), undefined, { toolCallId: 'c-1', approved: true });
+    await registry.call('pay_refund', { order_id: 'A-1', amount: 1 }, ctx('s-1'), undefined, { toolCallId: 'c-2', approved: true });
     expect(seenKeys[0]).toBe(seenKeys[1]);
     expect(new Set(seenKeys).size).toBe(3);
     expect(ledger.refunds).toHaveLength(3);

@@ -21,6 +21,8 @@ export interface BuiltCli {
   main: string;
   /** The compiled tests/fixtures/toolwright.config.js. */
   fixture: string;
+  /** The compiled tests/fixtures/policy.config.js (tools behind every kind of policy). */
+  policyFixture: string;
 }
 
 export function buildCli(): BuiltCli {
@@ -28,6 +30,7 @@ export function buildCli(): BuiltCli {
   const built: BuiltCli = {
     main: join(target, 'src', 'cli', 'main.js'),
     fixture: join(target, 'tests', 'fixtures', 'toolwright.config.js'),
+    policyFixture: join(target, 'tests', 'fixtures', 'policy.config.js'),
   };
   if (existsSync(join(target, 'ok'))) return built;
   mkdirSync(CACHE, { recursive: true });
@@ -60,7 +63,7 @@ function compile(target: string): void {
     JSON.stringify({
       extends: join(ROOT, 'tsconfig.build.json'),
       compilerOptions: { outDir: work, rootDir: ROOT, declaration: false, sourceMap: false, incremental: false },
-      files: [join(ROOT, 'src/cli/main.ts'), join(ROOT, 'tests/fixtures/toolwright.config.ts')],
+      files: [join(ROOT, 'src/cli/main.ts'), join(ROOT, 'tests/fixtures/toolwright.config.ts'), join(ROOT, 'tests/fixtures/policy.config.ts')],
       include: [],
     }),
   );
@@ -94,7 +97,13 @@ function pruneOldBuilds(keep: string): void {
 /** Every input of the build: all of src (the CLI's import graph is most of it), the fixture, the configs. */
 function sourceHash(): string {
   const hash = createHash('sha256');
-  const files = [...walk(join(ROOT, 'src')), join(ROOT, 'tests/fixtures/toolwright.config.ts'), join(ROOT, 'tsconfig.json'), join(ROOT, 'tsconfig.build.json')];
+  const files = [
+    ...walk(join(ROOT, 'src')),
+    join(ROOT, 'tests/fixtures/toolwright.config.ts'),
+    join(ROOT, 'tests/fixtures/policy.config.ts'),
+    join(ROOT, 'tsconfig.json'),
+    join(ROOT, 'tsconfig.build.json'),
+  ];
   for (const file of files.sort()) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }

@@ -13,7 +13,19 @@ afterAll(async () => {
   await server?.destroy();
 });
 
-describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString: server.connectionString, ...o }), { ttl: true });
+describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString: server.connectionString, ...o }), {
+  ttl: true,
+  residue: async () => {
+    const pool = new Pool({ connectionString: server.connectionString });
+    try {
+      const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries'];
+      const { rows } = await pool.query(`SELECT ${tables.map((t) => `(SELECT count(*) FROM toolwright.${t})`).join(' + ')} AS n`);
+      return Number(rows[0].n);
+    } finally {
+      await pool.end();
+    }
+  },
+});
 
 describe('PostgresStore', () => {
   it('creates its schema and records the schema version, once, even with two stores starting together', async () => {

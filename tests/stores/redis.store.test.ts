@@ -12,7 +12,18 @@ afterAll(async () => {
   await server?.destroy();
 });
 
-describeStoreConformance('redis', (o) => new RedisStore({ url: server.url, keyPrefix: `tw-test-${process.pid}:`, ...o }), { ttl: true });
+describeStoreConformance('redis', (o) => new RedisStore({ url: server.url, keyPrefix: `tw-test-${process.pid}:`, ...o }), {
+  ttl: true,
+  residue: async () => {
+    const Redis = (await import('ioredis')).default;
+    const raw = new Redis(server.url);
+    try {
+      return (await raw.keys(`tw-test-${process.pid}:*`)).length;
+    } finally {
+      raw.disconnect();
+    }
+  },
+});
 
 describe('RedisStore', () => {
   it('puts the TTL on every key of a session', async () => {

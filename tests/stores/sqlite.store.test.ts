@@ -11,8 +11,14 @@ const dir = mkdtempSync(join(tmpdir(), 'tw-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(dir, `conf-${n++}`, 'state.db'), ...o }), { ttl: true });
-describeStoreConformance('sqlite (:memory:)', (o) => new SqliteStore({ path: ':memory:', ...o }), { ttl: true });
+/** Every row of every table (the store's own connection). */
+const residue = async (store: unknown) => {
+  const db = (store as { db(): Database.Database }).db();
+  const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries'];
+  return tables.reduce((sum, t) => sum + (db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number), 0);
+};
+describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(dir, `conf-${n++}`, 'state.db'), ...o }), { ttl: true, residue });
+describeStoreConformance('sqlite (:memory:)', (o) => new SqliteStore({ path: ':memory:', ...o }), { ttl: true, residue });
 
 describe('SqliteStore', () => {
   it('creates the folder, uses WAL and records the schema version', async () => {

@@ -13,6 +13,8 @@ export interface ConformanceStoreOptions {
 export interface ConformanceFeatures {
   /** The store honours `sessionTtlSeconds`. */
   ttl?: boolean;
+  /** Counts everything the backend holds (rows, keys): what a deleted session or memory must not leave behind. */
+  residue?: (store: SessionStore) => Promise<number>;
 }
 
 const user = (content: string): Message => ({ role: 'user', content });
@@ -122,6 +124,40 @@ export function describeStoreConformance(
       const fresh = await store.loadSession(key);
       expect(fresh).toMatchObject({ state: {}, history: [user('new')], version: 1 });
       await expect(store.deleteSession({ sessionId: sid() })).resolves.toBeUndefined();
+    });
+
+    it('leaves nothing behind of a deleted session and a deleted memory', async () => {
+      const before = features.residue ? await features.residue(store) : 0;
+      const key = { sessionId: sid(), tenantId: 'gone' };
+      const memoryKey = { agentName: 'mcp', userId: `mcp-session:${key.sessionId}`, tenantId: 'gone' };
+      const keep = { agentName: 'mcp', userId: `keep-${sid()}`, tenantId: 'gone' };
+      await turn(store, key, (c) => {
+        c.setState('cart', { items: [1, 2] });
+        c.setUserInput('hello');
+        ['1', '2', '3'].forEach((m) => c.addMessage(user(m)));
+      });
+      await store.saveSession(key, { set: {}, deleted: [], appended: [], pendingRun: { paused: true } });
+      for (const k of [memoryKey, keep]) {
+        const memory = new AgentMemory(k);
+        memory.addFact('likes tea');
+        memory.addPreference('short answers');
+        memory.updateSummary('a summary');
+        await store.saveMemory(k, memory.takeChanges());
+      }
+      await store.deleteSession(key);
+      await store.deleteMemory(memoryKey);
+      await expect(store.loadSession(key)).resolves.toBeUndefined();
+      await expect(store.loadMemory(memoryKey)).resolves.toBeUndefined();
+      expect((await store.loadMemory(keep))!.entries).toHaveLength(2);
+      await store.deleteMemory(keep);
+      if (features.residue) expect(await features.residue(store)).toBe(before);
+      // Both start again from nothing, and deleting what does not exist is no error.
+      const memory = new AgentMemory(memoryKey);
+      memory.addFact('new');
+      await store.saveMemory(memoryKey, memory.takeChanges());
+      expect((await store.loadMemory(memoryKey))!.entries.map((e) => e.content)).toEqual(['new']);
+      await store.deleteMemory(memoryKey);
+      await expect(store.deleteMemory({ agentName: 'none', userId: sid() })).resolves.toBeUndefined();
     });
 
     it('replaces the history before appending when setConversationHistory was called', async () => {
