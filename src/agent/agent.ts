@@ -55,6 +55,12 @@ export interface AgentOptions {
   catalog?: CatalogOptions;
   /** Load only the last N messages of a session's history into the model's context. */
   historyLimit?: number;
+  /**
+   * Load the (agent, user) memory at the start of every run. Default: only when `instructions` is
+   * a function taking the memory (a second parameter), otherwise just before the first call to a
+   * tool declaring `@Tool({ memory: true })`; a run that reads no memory never loads it.
+   */
+  loadMemory?: boolean;
 }
 
 export interface RunOptions {
@@ -190,6 +196,8 @@ interface RunState {
   usage: ModelUsage;
   failures: Record<string, number>;
   hadPending: boolean;
+  /** The memory's load, started by the first call to a tool that reads memory. */
+  memoryLoad?: Promise<void>;
 }
 
 interface CallOutcome {
@@ -227,6 +235,7 @@ export class Agent {
   private readonly retryBudgets: Readonly<Record<string, number>>;
   private readonly errorPolicy: ErrorPolicy;
   private readonly historyLimit?: number;
+  private readonly memoryAtStart: boolean;
   private readonly catalog: ToolCatalog;
   private readonly plans = new Map<string, ToolPlan>();
   private readonly approvalTools: ToolPlan[] = [];
@@ -250,6 +259,7 @@ export class Agent {
     this.retryBudgets = options.retryBudgets ?? {};
     this.errorPolicy = options.errorPolicy ?? 'throw';
     this.historyLimit = options.historyLimit;
+    this.memoryAtStart = options.loadMemory ?? (typeof options.instructions === 'function' && options.instructions.length >= 2);
     this.catalog = new ToolCatalog(this.registry, options.catalog);
     for (const tool of this.registry.tools()) {
       const plan: ToolPlan = { tool, timeoutMs: tool.timeoutMs ?? options.toolTimeoutMs };
@@ -487,6 +497,7 @@ export class Agent {
         if (verdict && 'deny' in verdict) return outcome('denied', refusal('DENIED', verdict.deny));
         if (verdict && 'arguments' in verdict) args = verdict.arguments;
       }
+      if (!state.memory.loaded && this.plans.get(call.name)?.tool.memory) await this.loadMemory(state);
       let result = await this.registry.call(call.name, args, state.context, state.memory, {
         toolCallId: call.id,
         signal: state.signal,
@@ -550,7 +561,7 @@ export class Agent {
     const memoryKey: MemoryKey = { agentName: this.name, userId: options.userId ?? `session:${options.sessionId}`, tenantId: options.tenantId };
     const [snapshot, memorySnapshot] = await Promise.all([
       this.store.loadSession(key, this.historyLimit === undefined ? undefined : { historyLimit: this.historyLimit }),
-      this.store.loadMemory(memoryKey),
+      this.memoryAtStart ? this.store.loadMemory(memoryKey) : undefined,
     ]);
     if (snapshot?.userId !== undefined && options.userId !== undefined && snapshot.userId !== options.userId) {
       throw new SessionForbiddenError(options.sessionId);
@@ -560,7 +571,11 @@ export class Agent {
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
     // PHP-kit-style tools read the signed-in user from state; only the runner ever writes it.
     if (options.userId !== undefined && context.getState('user_id') !== options.userId) context.setState('user_id', options.userId);
-    const memory = memorySnapshot ? AgentMemory.fromSnapshot(memorySnapshot) : new AgentMemory(memoryKey);
+    const memory = !this.memoryAtStart
+      ? AgentMemory.unloaded(memoryKey)
+      : memorySnapshot
+        ? AgentMemory.fromSnapshot(memorySnapshot)
+        : new AgentMemory(memoryKey);
     const pending = this.storedRun(snapshot);
     if (pending?.userId !== undefined && options.userId !== undefined && pending.userId !== options.userId) {
       throw new SessionForbiddenError(options.sessionId);
@@ -587,6 +602,11 @@ export class Agent {
       hadPending: pending !== undefined,
     };
     return { state, pending };
+  }
+
+  /** Loads the memory once per run, for the first tool that reads it (concurrent calls share the load). */
+  private loadMemory(state: RunState): Promise<void> {
+    return (state.memoryLoad ??= this.store.loadMemory(state.memoryKey).then((snapshot) => state.memory.hydrate(snapshot)));
   }
 
   private storedRun(snapshot: SessionSnapshot | undefined): StoredRun | undefined {

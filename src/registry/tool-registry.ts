@@ -52,6 +52,8 @@ export interface RegisteredTool {
   readonly approval?: ApprovalPolicy<never>;
   readonly annotations?: ToolAnnotations;
   readonly exposeErrors: boolean;
+  /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
+  readonly memory: boolean;
 }
 
 interface Entry extends RegisteredTool {
@@ -321,6 +323,7 @@ function buildEntry(
     approval: options?.approval as ApprovalPolicy<never> | undefined,
     annotations: options?.annotations && Object.freeze({ ...options.annotations }),
     exposeErrors: options?.exposeErrors ?? false,
+    memory: options?.memory ?? false,
     parse,
     serialize: makeSerializer(definition.name, output?.validate, checks),
   };
