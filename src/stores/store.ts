@@ -1,3 +1,4 @@
+import type { MemorySearchResult } from '../session/memory-search';
 import type {
   MemoryChanges,
   MemoryKey,
@@ -30,5 +31,11 @@ export interface SessionStore {
   loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined>;
   /** Creates the memory when missing; returns the new version. */
   saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number>;
+  /**
+   * Ranked full-text search over one memory's stored entries, where they are stored (SQLite FTS5,
+   * PostgreSQL tsvector + GIN, a cached per-scope index in memory and for Redis); best first, at
+   * most `limit` (default 10). The same matching as `AgentMemory.search`: prefixes, small typos.
+   */
+  searchMemory?(key: MemoryKey, query: string, limit?: number): Promise<MemorySearchResult[]>;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { AgentMemory } from '../../src/session/agent-memory';
 import type { Message } from '../../src/session/message';
 import type { SessionKey } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
+import { describeMemorySearch } from './memory-search-conformance';
 
 export interface ConformanceStoreOptions {
   sessionTtlSeconds?: number;
@@ -260,6 +261,8 @@ export function describeStoreConformance(
       await turn(store, key, (c) => c.forgetState('__proto__'));
       expect(Object.keys((await store.loadSession(key))!.state).sort()).toEqual(['constructor', 'toString']);
     });
+
+    describeMemorySearch(() => store);
 
     if (features.ttl) {
       it('expires a session after sessionTtlSeconds without saves, and a later save starts fresh', async () => {
