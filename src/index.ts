@@ -18,8 +18,9 @@ export type { ArgumentLimits } from './validation/arguments';
 // Session state and memory
 export { AgentContext } from './session/agent-context';
 export type { AgentContextInit, ToolCallInfo } from './session/agent-context';
-export { AgentMemory } from './session/agent-memory';
+export { AgentMemory, MemoryNotLoadedError } from './session/agent-memory';
 export type { AgentMemoryInit, MemorySearchResult } from './session/agent-memory';
+export type { MemoryIndex } from './session/memory-search';
 export type { Message, ToolCall } from './session/message';
 export type {
   SessionKey,

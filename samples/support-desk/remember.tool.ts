@@ -18,6 +18,7 @@ export class RememberInput {
   description: 'Remember a lasting preference of the signed-in customer for future conversations',
   input: RememberInput,
   tags: ['memory'],
+  memory: true,
   annotations: { idempotentHint: true },
 })
 export class RememberPreferenceTool implements ToolInterface<RememberInput> {

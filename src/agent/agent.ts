@@ -77,6 +77,12 @@ export interface AgentOptions {
   resumeLeaseMs?: number;
   /** Where failures of observer hooks (onRunStart, onRunEnd, onToolError, repairToolCall) go. Default: `process.emitWarning`. */
   onHookError?: (error: unknown, hook: string) => void;
+  /**
+   * Load the (agent, user) memory at the start of every run. Default: only when `instructions` is
+   * a function taking the memory (a second parameter), otherwise just before the first call to a
+   * tool declaring `@Tool({ memory: true })`; a run that reads no memory never loads it.
+   */
+  loadMemory?: boolean;
 }
 
 /** One model step, after its tool calls ran: what `stopWhen` looks at. */
@@ -279,6 +285,8 @@ interface RunState {
   /** Call ids used in this run, so that every id is unique before anything is decided. */
   callIds: Set<string>;
   stopped?: boolean;
+  /** The memory's load, started by the first call to a tool that reads memory. */
+  memoryLoad?: Promise<void>;
 }
 
 interface CallOutcome {
@@ -317,6 +325,7 @@ export class Agent {
   private readonly retryBudgets: Readonly<Record<string, number>>;
   private readonly errorPolicy: ErrorPolicy;
   private readonly historyLimit?: number;
+  private readonly memoryAtStart: boolean;
   private readonly catalog: ToolCatalog;
   private readonly plans = new Map<string, ToolPlan>();
   private readonly approvalTools: ToolPlan[] = [];
@@ -344,6 +353,7 @@ export class Agent {
     this.retryBudgets = options.retryBudgets ?? {};
     this.errorPolicy = options.errorPolicy ?? 'throw';
     this.historyLimit = options.historyLimit;
+    this.memoryAtStart = options.loadMemory ?? (typeof options.instructions === 'function' && options.instructions.length >= 2);
     this.catalog = new ToolCatalog(this.registry, options.catalog);
     for (const tool of this.registry.tools()) {
       const plan: ToolPlan = { tool, timeoutMs: tool.timeoutMs ?? options.toolTimeoutMs };
@@ -692,6 +702,7 @@ export class Agent {
         if (verdict && 'deny' in verdict) return outcome('denied', refusal('DENIED', verdict.deny));
         if (verdict && 'arguments' in verdict) args = verdict.arguments;
       }
+      if (!state.memory.loaded && this.plans.get(call.name)?.tool.memory) await this.loadMemory(state);
       let result = await this.registry.call(call.name, args, state.context, state.memory, {
         approved: decision?.approve === true,
         toolCallId: call.id,
@@ -759,7 +770,7 @@ export class Agent {
     const memoryKey: MemoryKey = { agentName: this.name, userId: memoryScope(options.userId, options.sessionId), tenantId: options.tenantId };
     const [snapshot, memorySnapshot] = await Promise.all([
       this.store.loadSession(key, this.historyLimit === undefined ? undefined : { historyLimit: this.historyLimit }),
-      this.store.loadMemory(memoryKey),
+      this.memoryAtStart ? this.store.loadMemory(memoryKey) : undefined,
     ]);
     // One owner per session, fixed when a run creates it (insert-if-absent in the store): a user, or
     // nobody (anonymous). A run without userId is anonymous and never acts as the owner.
@@ -774,7 +785,11 @@ export class Agent {
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
     // PHP-kit-style tools read the signed-in user from state; only the runner ever writes it.
     if (options.userId !== undefined && context.getState('user_id') !== options.userId) context.setState('user_id', options.userId);
-    const memory = memorySnapshot ? AgentMemory.fromSnapshot(memorySnapshot) : new AgentMemory(memoryKey);
+    const memory = !this.memoryAtStart
+      ? AgentMemory.unloaded(memoryKey)
+      : memorySnapshot
+        ? AgentMemory.fromSnapshot(memorySnapshot)
+        : new AgentMemory(memoryKey);
     const pending = this.storedRun(snapshot);
     if (pending?.userId !== undefined && options.userId !== undefined && pending.userId !== options.userId) {
       throw new SessionForbiddenError(options.sessionId);
@@ -802,6 +817,11 @@ export class Agent {
       callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
     };
     return { state, pending };
+  }
+
+  /** Loads the memory once per run, for the first tool that reads it (concurrent calls share the load). */
+  private loadMemory(state: RunState): Promise<void> {
+    return (state.memoryLoad ??= this.store.loadMemory(state.memoryKey).then((snapshot) => state.memory.hydrate(snapshot)));
   }
 
   private storedRun(snapshot: SessionSnapshot | undefined): StoredRun | undefined {

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   CallToolRequestSchema,
@@ -65,10 +68,11 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${describeError(error)}\n`));
   const tools = listTools(registry);
   const toolByName = new Map(tools.map((t) => [t.name, t]));
+  const byName = new Map(registry.tools().map((t) => [t.name, t]));
 
   const server = new Server(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
-    { capabilities: { tools: {} } },
+    { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator },
   );
 
   // Listing goes through the registry's gate: the caller sees only what it may call.
@@ -92,11 +96,20 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     let args: string | object = request.params.arguments ?? {};
     const { key, memoryKey, identity } = mcpSessionKeys(extra, options, fallbackSessionId);
     try {
-      const [snapshot, memorySnapshot] = await Promise.all([store.loadSession(key), store.loadMemory(memoryKey)]);
+      // What the tool can read: state always, memory when it declares so; never the history (a call adds to it at most).
+      const readsMemory = byName.get(name)?.memory === true;
+      const [snapshot, memorySnapshot] = await Promise.all([
+        store.loadSession(key, { historyLimit: 0 }),
+        readsMemory ? store.loadMemory(memoryKey) : undefined,
+      ]);
       const context = snapshot
         ? AgentContext.fromSnapshot(snapshot, identity.userId)
         : new AgentContext({ sessionId: key.sessionId, userId: identity.userId, tenantId: identity.tenantId });
-      const memory = memorySnapshot ? AgentMemory.fromSnapshot(memorySnapshot) : new AgentMemory(memoryKey);
+      const memory = !readsMemory
+        ? AgentMemory.unloaded(memoryKey)
+        : memorySnapshot
+          ? AgentMemory.fromSnapshot(memorySnapshot)
+          : new AgentMemory(memoryKey);
       let text: string;
       try {
         let approved = false;
@@ -126,6 +139,25 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
 
   return server;
 }
+
+let sharedAjv: Ajv | undefined;
+
+/**
+ * One JSON Schema validator for every session's Server (the SDK builds an Ajv per Server, a good
+ * part of session setup). The SDK uses it only for elicitation schemas; each is compiled once and
+ * removed from Ajv's cache, so the shared instance does not grow with sessions.
+ */
+const sharedValidator: jsonSchemaValidator = {
+  getValidator(schema) {
+    const ajv = (sharedAjv ??= addFormats(new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true })));
+    const validate = ajv.compile(schema as object);
+    ajv.removeSchema(schema as object);
+    return (input) =>
+      validate(input)
+        ? { valid: true, data: input as never, errorMessage: undefined }
+        : { valid: false, data: undefined, errorMessage: ajv.errorsText(validate.errors) };
+  },
+};
 
 /** tools/list entries: toMcpTool's schemas plus the annotations a tool declared, and nothing it did not. */
 function listTools(registry: ToolRegistry): Tool[] {

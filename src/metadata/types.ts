@@ -39,6 +39,12 @@ export interface ToolOptions<A = unknown> {
   annotations?: ToolAnnotations;
   /** Let the model see the message of an unexpected error this tool throws (default: redacted). */
   exposeErrors?: boolean;
+  /**
+   * The tool reads the user's long-term memory (getFacts, search, getSummary…): the agent runner
+   * and the MCP server load it before the call. Runs that call no such tool never load memory.
+   * Adding to memory (addFact, remember…) needs no declaration.
+   */
+  memory?: boolean;
 }
 
 /** A thunk naming a class or a one-element array of it, for arrays and nested classes. */

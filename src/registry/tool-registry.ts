@@ -76,6 +76,8 @@ export interface RegisteredTool {
   readonly approval?: ApprovalPolicy<never>;
   readonly annotations?: ToolAnnotations;
   readonly exposeErrors: boolean;
+  /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
+  readonly memory: boolean;
 }
 
 interface Entry extends RegisteredTool {
@@ -231,6 +233,9 @@ export class ToolRegistry {
       } catch (error) {
         throw executionError(name, error, entry.exposeErrors);
       }
+    } else if (timeoutMs === undefined) {
+      result = runWithSignal(entry, input, context, memory, options!.signal!, options!.toolCallId);
+      if (result instanceof Promise) result = await result;
     } else {
       result = await runGuarded(entry, input, context, memory, timeoutMs, options);
     }
@@ -272,6 +277,45 @@ function callInfo(context: AgentContext, name: string, toolCallId = 'direct', si
         .slice(0, 32));
     },
   };
+}
+
+/**
+ * A caller's signal and no timeout (every MCP call): the tool sees that signal itself, so no
+ * AbortController or Promise.race is needed; an abort listener exists only while an async tool
+ * runs, so that a tool ignoring the signal still fails with ABORTED at once.
+ */
+function runWithSignal(
+  entry: Entry,
+  input: object,
+  context: AgentContext,
+  memory: AgentMemory,
+  signal: AbortSignal,
+  toolCallId: string | undefined,
+): unknown {
+  if (signal.aborted) throw new ToolAbortedError(entry.name, signal.reason);
+  const ctx = context.forToolCall(callInfo(context, entry.name, toolCallId, signal));
+  let result: unknown;
+  try {
+    result = entry.instance.execute(input as never, ctx, memory);
+  } catch (error) {
+    throw new ToolExecutionError(entry.name, error, entry.exposeErrors);
+  }
+  if (!(result instanceof Promise)) return result;
+  const running = result;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new ToolAbortedError(entry.name, signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    running.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(new ToolExecutionError(entry.name, error, entry.exposeErrors));
+      },
+    );
+  });
 }
 
 /** Runs a call under a timeout and/or the caller's signal; the tool sees one combined signal. */
@@ -396,6 +440,7 @@ function buildEntry(
     approval: options?.approval as ApprovalPolicy<never> | undefined,
     annotations: options?.annotations && Object.freeze({ ...options.annotations }),
     exposeErrors: options?.exposeErrors ?? false,
+    memory: options?.memory ?? false,
     parse,
     serialize: makeSerializer(definition.name, output),
   };

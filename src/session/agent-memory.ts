@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import MiniSearch from 'minisearch';
-import type { MemoryChanges, MemoryEntry, MemoryEntryType, MemorySnapshot } from './snapshots';
+import type MiniSearch from 'minisearch';
+import { ToolwrightError } from '../errors/errors';
+import { MEMORY_SEARCH_OPTIONS, newMiniSearch, type MemoryIndex, type MemorySearchResult } from './memory-search';
+import type { MemoryChanges, MemoryEntry, MemoryEntryType, MemoryKey, MemorySnapshot } from './snapshots';
 
 export interface AgentMemoryInit {
   agentName: string;
@@ -8,9 +10,26 @@ export interface AgentMemoryInit {
   tenantId?: string;
   entries?: readonly MemoryEntry[];
   summary?: string | null;
+  /** The store's search index over `entries` (see MemoryIndex). */
+  index?: MemoryIndex;
 }
 
-export type MemorySearchResult = MemoryEntry & { score: number };
+export type { MemorySearchResult } from './memory-search';
+
+/**
+ * A memory was read (getFacts, search, getSummary…) during a run that did not load it: the tool
+ * must declare `@Tool({ memory: true })` (or the agent `loadMemory: true`). Adding to memory
+ * needs no declaration.
+ */
+export class MemoryNotLoadedError extends ToolwrightError {
+  constructor(readonly read: string) {
+    super(
+      'MEMORY_NOT_LOADED',
+      `AgentMemory.${read}() was called but this run did not load the memory. ` +
+        'Declare @Tool({ memory: true }) on tools that read memory (or pass loadMemory: true to the Agent).',
+    );
+  }
+}
 
 /**
  * Long-term memory of one agent about one user (and tenant): facts, learnings, preferences,
@@ -21,12 +40,16 @@ export class AgentMemory {
   readonly agentName: string;
   readonly userId: string;
   readonly tenantId?: string;
-  private readonly entries: MemoryEntry[];
+  private entries: MemoryEntry[];
   private summary: string | null;
   private added: MemoryEntry[] = [];
   private summaryChanged = false;
   /** Built on the first search, then kept up to date; most turns never search. */
   private index?: MiniSearch<MemoryEntry>;
+  /** The store's index over the stored entries; then the local index covers only entries after `stored`. */
+  private storeIndex?: MemoryIndex;
+  private stored = 0;
+  private loadedFlag = true;
 
   constructor(init: AgentMemoryInit) {
     this.agentName = init.agentName;
@@ -34,10 +57,43 @@ export class AgentMemory {
     this.tenantId = init.tenantId;
     this.entries = [...(init.entries ?? [])];
     this.summary = init.summary ?? null;
+    if (init.index) {
+      this.storeIndex = init.index;
+      this.stored = this.entries.length;
+    }
   }
 
   static fromSnapshot(snapshot: MemorySnapshot): AgentMemory {
     return new AgentMemory(snapshot);
+  }
+
+  /**
+   * A memory whose stored entries are not loaded (a run that declared no memory use): additions
+   * are recorded and saved as usual; reads throw MemoryNotLoadedError until `hydrate`.
+   */
+  static unloaded(key: MemoryKey): AgentMemory {
+    const memory = new AgentMemory(key);
+    memory.loadedFlag = false;
+    return memory;
+  }
+
+  /** False for an `unloaded` memory until `hydrate`. */
+  get loaded(): boolean {
+    return this.loadedFlag;
+  }
+
+  /** Fills an unloaded memory from the store; entries added meanwhile stay, after the stored ones. */
+  hydrate(snapshot: MemorySnapshot | undefined): void {
+    if (this.loadedFlag) return;
+    this.loadedFlag = true;
+    const stored = snapshot?.entries ?? [];
+    this.entries = stored.length ? [...stored, ...this.entries] : this.entries;
+    if (!this.summaryChanged) this.summary = snapshot?.summary ?? null;
+    this.index = undefined;
+    if (snapshot?.index) {
+      this.storeIndex = snapshot.index;
+      this.stored = stored.length;
+    }
   }
 
   addFact(content: string, confidence = 1): MemoryEntry {
@@ -63,6 +119,7 @@ export class AgentMemory {
   }
 
   getSummary(): string | null {
+    if (!this.loadedFlag && !this.summaryChanged) throw new MemoryNotLoadedError('getSummary');
     return this.summary;
   }
 
@@ -80,6 +137,7 @@ export class AgentMemory {
 
   /** Every entry, oldest first. */
   getAll(): readonly MemoryEntry[] {
+    if (!this.loadedFlag) throw new MemoryNotLoadedError('getAll');
     return this.entries;
   }
 
@@ -88,10 +146,22 @@ export class AgentMemory {
    * this memory's entries (content, category, context); best first, at most `limit`.
    */
   search(query: string, limit = 10): MemorySearchResult[] {
+    if (!this.loadedFlag) throw new MemoryNotLoadedError('search');
     if (!query.trim() || limit <= 0) return [];
-    const byId = new Map(this.entries.map((e) => [e.id, e]));
+    const local = this.entries.length > this.stored ? this.localSearch(query, limit) : [];
+    if (!this.storeIndex) return local;
+    // The store's index ranks what is stored; entries added since the load are ranked locally.
+    const hits = this.storeIndex.search(query, limit);
+    if (local.length === 0) return hits;
+    const seen = new Set(hits.map((h) => h.id));
+    return [...hits, ...local.filter((h) => !seen.has(h.id))].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  private localSearch(query: string, limit: number): MemorySearchResult[] {
+    const byId = new Map<string, MemoryEntry>();
+    for (let i = this.stored; i < this.entries.length; i++) byId.set(this.entries[i]!.id, this.entries[i]!);
     return this.searchIndex()
-      .search(query, { prefix: true, fuzzy: 0.2, combineWith: 'OR' })
+      .search(query, MEMORY_SEARCH_OPTIONS)
       .slice(0, limit)
       .map((hit) => ({ ...(byId.get(hit.id as string) as MemoryEntry), score: hit.score }));
   }
@@ -117,13 +187,14 @@ export class AgentMemory {
   }
 
   private ofType(type: MemoryEntryType): MemoryEntry[] {
+    if (!this.loadedFlag) throw new MemoryNotLoadedError(type === 'fact' ? 'getFacts' : type === 'learning' ? 'getLearnings' : 'getPreferences');
     return this.entries.filter((e) => e.type === type);
   }
 
   private searchIndex(): MiniSearch<MemoryEntry> {
     if (!this.index) {
-      this.index = new MiniSearch<MemoryEntry>({ fields: ['content', 'category', 'context'], idField: 'id' });
-      this.index.addAll(this.entries);
+      this.index = newMiniSearch();
+      this.index.addAll(this.stored ? this.entries.slice(this.stored) : this.entries);
     }
     return this.index;
   }

@@ -1,3 +1,4 @@
+import type { MemoryIndex } from './memory-search';
 import type { Message } from './message';
 
 /** Identifies one conversation. `tenantId` partitions everything when given. */
@@ -66,6 +67,8 @@ export interface MemorySnapshot {
   entries: MemoryEntry[];
   summary: string | null;
   version: number;
+  /** A search index the store keeps for this memory (not data: never serialized or compared). */
+  index?: MemoryIndex;
 }
 
 /** What one turn changed in a memory: entries are appended, the summary is last-writer-wins. */

@@ -6,31 +6,44 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
+import { attachIndex, CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { checkId, checkMemoryKey, checkSessionKey, lastMessages } from './snapshot-rows';
 
 /**
- * Keeps sessions and memories in this process, for tests and demos. Snapshots are copied in
- * and out as JSON, so callers never share objects with the store and values behave as they
- * would in a persistent store (JSON round trips are also cheaper than structuredClone here).
+ * Keeps sessions and memories in this process, for tests and demos. What a save brings is copied
+ * in as JSON (values behave as in a persistent store) and deep-frozen; history messages and
+ * memory entries are then shared with loads rather than copied on every load (frozen, so no
+ * caller can change what is stored), while state and the paused run, which callers may change
+ * in place, are copied out. History and entries are appended in place: a save costs what it
+ * brings, not what is stored.
  */
 export class InMemoryStore implements SessionStore {
   private readonly sessions = new Map<string, SessionSnapshot>();
   private readonly memories = new Map<string, MemorySnapshot>();
+  /** Per memory scope, built on its first search and grown on every save. */
+  private readonly indexes = new Map<string, CachedMemoryIndex>();
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
     checkSessionKey(key);
     const s = this.sessions.get(sessionKeyString(key));
     if (!s) return undefined;
-    return copy({ ...s, history: lastMessages(s.history, options.historyLimit) });
+    const history = lastMessages(s.history, options.historyLimit);
+    return { ...s, state: copy(s.state), pendingRun: copy(s.pendingRun), history: history === s.history ? history.slice() : history };
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const k = sessionKeyString(key);
-    const next = applySessionChanges(this.sessions.get(k), key, copy(changes));
+    const c = deepFreeze(copy(changes));
+    const current = this.sessions.get(k);
+    // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
+    const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
+    const history = c.replacedHistory ? c.replacedHistory.slice() : (current?.history ?? []);
+    for (const m of c.appended) history.push(m);
+    next.history = history;
     this.sessions.set(k, next);
     return next.version;
   }
@@ -62,28 +75,64 @@ export class InMemoryStore implements SessionStore {
 
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     checkMemoryKey(key);
-    const m = this.memories.get(memoryKeyString(key));
-    return m && copy(m);
+    const k = memoryKeyString(key);
+    const m = this.memories.get(k);
+    if (!m) return undefined;
+    const index: MemoryIndex = { search: (query, limit) => this.index(k, m).search(query, limit) };
+    return attachIndex({ ...m, entries: m.entries.slice() }, index);
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const k = memoryKeyString(key);
-    const next = applyMemoryChanges(this.memories.get(k), key, copy(changes));
+    const c = deepFreeze(copy(changes));
+    const current = this.memories.get(k);
+    const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
+    const entries = current?.entries ?? [];
+    for (const e of c.added) entries.push(e);
+    next.entries = entries;
     this.memories.set(k, next);
+    this.indexes.get(k)?.add(c.added);
     return next.version;
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {
-    this.memories.delete(memoryKeyString(key));
+    const k = memoryKeyString(key);
+    this.memories.delete(k);
+    this.indexes.delete(k);
+  }
+
+  /** Ranked search over a memory's stored entries, with the scope's cached index. */
+  async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
+    const k = memoryKeyString(key);
+    const m = this.memories.get(k);
+    return m ? this.index(k, m).search(query, limit) : [];
   }
 
   async close(): Promise<void> {
     this.sessions.clear();
     this.memories.clear();
+    this.indexes.clear();
+  }
+
+  private index(k: string, m: MemorySnapshot): CachedMemoryIndex {
+    let index = this.indexes.get(k);
+    if (!index) {
+      index = new CachedMemoryIndex(m.entries, m.version);
+      this.indexes.set(k, index);
+    }
+    return index;
   }
 }
 
 function copy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value));
+  return value === undefined ? value : JSON.parse(JSON.stringify(value));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const k of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[k]);
+  }
+  return value;
 }

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import { entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
+import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
@@ -36,7 +37,7 @@ export interface PostgresStoreOptions {
  * and memory entries are rows keyed by a per-owner sequence; the sequence lives on the owner row,
  * which every save locks first, so concurrent saves never interleave or reuse numbers.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise<void>)> = [
   `CREATE TABLE $S.sessions (
      id bigserial PRIMARY KEY,
      tenant text NOT NULL,
@@ -78,7 +79,37 @@ const MIGRATIONS: readonly string[] = [
      body text NOT NULL,
      PRIMARY KEY (memory_pk, seq)
    );`,
+  // Memory search in the database: each entry's words (content, category, context, tokenized as
+  // AgentMemory does) as a tsvector under a GIN index, and each memory's vocabulary (C collation,
+  // so a prefix is an index range) to expand a typo into known words. Existing entries backfilled.
+  async (db, s) => {
+    await db.query(`ALTER TABLE ${s}.memory_entries ADD COLUMN words tsvector`);
+    await db.query(`CREATE TABLE ${s}.memory_terms (
+       memory_pk bigint NOT NULL REFERENCES ${s}.memories (id) ON DELETE CASCADE,
+       term text COLLATE "C" NOT NULL,
+       PRIMARY KEY (memory_pk, term)
+     )`);
+    const { rows } = await db.query(`SELECT memory_pk, seq, body FROM ${s}.memory_entries`);
+    for (let i = 0; i < rows.length; i += 1000) {
+      const batch = rows.slice(i, i + 1000) as Array<{ memory_pk: string; seq: string; body: string }>;
+      const words = batch.map((r) => entryWords(JSON.parse(r.body) as MemoryEntry));
+      await db.query(
+        `UPDATE ${s}.memory_entries e SET words = to_tsvector('simple', t.w)
+         FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(pk, seq, w) WHERE e.memory_pk = t.pk AND e.seq = t.seq`,
+        [batch.map((r) => r.memory_pk), batch.map((r) => r.seq), words.map((w) => w.join(' '))],
+      );
+      await db.query(
+        `INSERT INTO ${s}.memory_terms (memory_pk, term) SELECT DISTINCT pk, term FROM unnest($1::bigint[], $2::text[]) AS t(pk, term)
+         ON CONFLICT DO NOTHING`,
+        [batch.flatMap((r, j) => words[j]!.map(() => r.memory_pk)), words.flat()],
+      );
+    }
+    await db.query(`CREATE INDEX memory_entries_words ON ${s}.memory_entries USING gin (words)`);
+  },
 ];
+
+/** A tsquery operand matching `term` as a prefix (`'term':*`) or exactly. */
+const tsTerm = (t: string, prefix: boolean) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -276,10 +307,16 @@ export class PostgresStore implements SessionStore {
       );
       const row = locked.rows[0] as { id: string; last_seq: string };
       if (c.added.length) {
+        const words = changes.added.map((e) => entryWords(e));
         await db.query(
-          `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body)
-           SELECT $1, $2::bigint + ord, body FROM unnest($3::text[]) WITH ORDINALITY AS t(body, ord)`,
-          [row.id, row.last_seq, c.added],
+          `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
+           SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
+          [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
+        );
+        await db.query(
+          `INSERT INTO ${this.s}.memory_terms (memory_pk, term) SELECT DISTINCT $1::bigint, term FROM unnest($2::text[]) AS t(term)
+           ON CONFLICT DO NOTHING`,
+          [row.id, [...new Set(words.flat())]],
         );
       }
       const updated = await db.query(
@@ -289,6 +326,50 @@ export class PostgresStore implements SessionStore {
       );
       return Number((updated.rows[0] as { version: string }).version);
     });
+  }
+
+  /**
+   * Ranked search over a memory's stored entries in PostgreSQL: the GIN index on each entry's
+   * tsvector finds the matches, ts_rank orders them. Each query term matches as a prefix; a term
+   * that is no word's prefix in this memory is replaced by its words within the typo distance
+   * (as AgentMemory's fuzzy 0.2).
+   */
+  async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0 || limit <= 0) return [];
+    // Per term, the memory's first word at or after it: a prefix match exists when it starts with the term.
+    const { rows } = await this.query(
+      `SELECT m.id, t.term, (SELECT w.term FROM ${this.s}.memory_terms w WHERE w.memory_pk = m.id AND w.term >= t.term ORDER BY w.term LIMIT 1) AS next
+       FROM ${this.s}.memories m, unnest($4::text[]) AS t(term)
+       WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
+      [tenantOf(key), key.agentName, key.userId, terms],
+    );
+    const found = rows as Array<{ id: string; term: string; next: string | null }>;
+    if (found.length === 0) return [];
+    const pk = found[0]!.id;
+    const operands: string[] = [];
+    const typos: string[] = [];
+    for (const r of found) {
+      if (r.next?.startsWith(r.term)) operands.push(tsTerm(r.term, true));
+      else if (fuzzyDistance(r.term) > 0) typos.push(r.term);
+    }
+    if (typos.length) {
+      const span = Math.max(...typos.map(fuzzyDistance));
+      const lengths = typos.map((t) => t.length);
+      const vocabulary = await this.query(
+        `SELECT term FROM ${this.s}.memory_terms WHERE memory_pk = $1 AND length(term) BETWEEN $2 AND $3`,
+        [pk, Math.min(...lengths) - span, Math.max(...lengths) + span],
+      );
+      const words = (vocabulary.rows as Array<{ term: string }>).map((r) => r.term);
+      for (const t of typos) for (const w of fuzzyMatches(t, words)) operands.push(tsTerm(w, false));
+    }
+    if (operands.length === 0) return [];
+    const hits = await this.query(
+      `SELECT body, ts_rank(words, q) AS score FROM ${this.s}.memory_entries, to_tsquery('simple', $2) AS q
+       WHERE memory_pk = $1 AND words @@ q ORDER BY score DESC, seq LIMIT $3`,
+      [pk, operands.join(' | '), limit],
+    );
+    return (hits.rows as Array<{ body: string; score: number }>).map((r) => ({ ...(JSON.parse(r.body) as MemoryEntry), score: Number(r.score) }));
   }
 
   /** Ends the pool this store created; a pool passed in stays open (its owner ends it). */
@@ -352,7 +433,9 @@ export class PostgresStore implements SessionStore {
         throw new Error(`database schema version ${current} is newer than this toolwright (${MIGRATIONS.length}); upgrade toolwright`);
       }
       for (let v = current; v < MIGRATIONS.length; v++) {
-        await db.query((MIGRATIONS[v] as string).replace(/\$S/g, this.s));
+        const step = MIGRATIONS[v]!;
+        if (typeof step === 'string') await db.query(step.replace(/\$S/g, this.s));
+        else await step(db, this.s);
         await db.query(`INSERT INTO ${this.s}.schema_version (version) VALUES ($1)`, [v + 1]);
       }
       await db.query('COMMIT');

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import { attachIndex, CachedMemoryIndex, type MemorySearchResult } from '../session/memory-search';
+import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
@@ -27,6 +28,8 @@ export interface RedisStoreOptions {
   sessionTtlSeconds?: number;
   /** A command that gets no answer in this time fails with StoreUnavailableError. Default 2000. */
   commandTimeoutMs?: number;
+  /** Memory scopes whose entries and search index this process keeps between loads (least recently used dropped). Default 256. */
+  memoryCacheSize?: number;
 }
 
 /** Pushes ARGV[from..to] onto a list (or a hash delete) in chunks: Lua's unpack has a stack limit. */
@@ -85,9 +88,12 @@ if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'summary', ARGV[2]) end
 return redis.call('HINCRBY', KEYS[1], 'version', 1)
 `;
 
+/** KEYS: meta, entries. ARGV: the number of entries the caller has cached. Returns {meta, entries from there, from} or nil. */
 const LOAD_MEMORY = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-return {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}
+local from = tonumber(ARGV[1] or '0')
+if redis.call('LLEN', KEYS[2]) < from then from = 0 end
+return {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], from, -1), from}
 `;
 
 /**
@@ -119,7 +125,13 @@ redis.call('HINCRBY', KEYS[1], 'version', 1)
 return 1
 `;
 
-type ScriptFn = (...args: Array<string | number>) => Promise<unknown>;
+/** A memory scope as this process last loaded it: entries are only ever appended, so the next load reads only the tail. */
+interface CachedMemory {
+  entries: MemoryEntry[];
+  index?: CachedMemoryIndex;
+}
+
+type ScriptFn = (...args: Array<string | number | readonly string[]>) => Promise<unknown>;
 interface ScriptedClient {
   toolwrightSaveSession: ScriptFn;
   toolwrightLoadSession: ScriptFn;
@@ -141,8 +153,12 @@ export class RedisStore implements SessionStore {
   private readonly owned: boolean;
   private readonly prefix: string;
   private readonly ttlMs: number;
+  private readonly memoryCache: Map<string, CachedMemory>;
+  private readonly memoryCacheSize: number;
 
   constructor(options: RedisStoreOptions = {}) {
+    this.memoryCache = new Map();
+    this.memoryCacheSize = options.memoryCacheSize ?? 256;
     this.prefix = options.keyPrefix ?? 'toolwright:';
     this.ttlMs = options.sessionTtlSeconds ? Math.round(options.sessionTtlSeconds * 1000) : 0;
     this.owned = !options.client;
@@ -225,12 +241,10 @@ export class RedisStore implements SessionStore {
       c.deleted.length,
       c.replaced?.length ?? 0,
       c.appended.length,
-      ...c.set.flat(),
-      ...c.deleted,
-      ...(c.replaced ?? []),
-      ...c.appended,
     ];
-    return Number(await guard('redis', () => this.scripts.toolwrightSaveSession(...args)));
+    // One array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack.
+    const rows = [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
+    return Number(await guard('redis', () => this.scripts.toolwrightSaveSession(...args, rows)));
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -255,26 +269,61 @@ export class RedisStore implements SessionStore {
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {
+    checkMemoryKey(key);
+    this.memoryCache.delete(memoryKeyString(key));
     await guard('redis', () => this.client.del(...this.memoryKeys(key)));
   }
 
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     checkMemoryKey(key);
-    const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key)))) as [string[], string[]] | null;
-    if (!reply) return undefined;
-    const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
-    return toMemorySnapshot(key, {
-      entries: reply[1],
-      summary: meta.summary === undefined ? null : (JSON.parse(meta.summary) as string | null),
-      version: Number(meta.version ?? 0),
-    });
+    const loaded = await this.loadCachedMemory(key);
+    if (!loaded) return undefined;
+    const { cached, snapshot } = loaded;
+    return attachIndex(snapshot, { search: (query, limit) => this.indexOf(cached).search(query, limit) });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const c = encodeMemoryChanges(changes);
-    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), ...c.added];
-    return Number(await guard('redis', () => this.scripts.toolwrightSaveMemory(...args)));
+    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null)];
+    return Number(await guard('redis', () => this.scripts.toolwrightSaveMemory(...args, c.added)));
+  }
+
+  /** Ranked search over a memory's entries with the scope's index, cached in this process and grown from the stored list's tail. */
+  async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
+    const loaded = await this.loadCachedMemory(key);
+    return loaded ? this.indexOf(loaded.cached).search(query, limit) : [];
+  }
+
+  /** Reads only the entries this process has not seen yet; the cache holds frozen entries, shared by loads. */
+  private async loadCachedMemory(key: MemoryKey): Promise<{ cached: CachedMemory; snapshot: MemorySnapshot } | undefined> {
+    const scope = memoryKeyString(key);
+    const known = this.memoryCache.get(scope);
+    const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key), known?.entries.length ?? 0))) as
+      | [string[], string[], number]
+      | null;
+    if (!reply) {
+      this.memoryCache.delete(scope);
+      return undefined;
+    }
+    const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
+    const tail = toMemorySnapshot(key, { entries: reply[1], summary: meta.summary === undefined ? null : (JSON.parse(meta.summary) as string | null), version: Number(meta.version ?? 0) });
+    for (const e of tail.entries) deepFreeze(e);
+    let cached = known && Number(reply[2]) === known.entries.length ? known : undefined;
+    if (cached) {
+      for (const e of tail.entries) cached.entries.push(e);
+      cached.index?.add(tail.entries);
+    } else {
+      cached = { entries: tail.entries };
+    }
+    this.memoryCache.delete(scope);
+    this.memoryCache.set(scope, cached);
+    while (this.memoryCache.size > this.memoryCacheSize) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
+    return { cached, snapshot: { ...tail, entries: cached.entries.slice() } };
+  }
+
+  private indexOf(cached: CachedMemory): CachedMemoryIndex {
+    return (cached.index ??= new CachedMemoryIndex(cached.entries, 0));
   }
 
   /** Closes the connection this store created; a client passed in stays open (its owner closes it). */
@@ -284,6 +333,14 @@ export class RedisStore implements SessionStore {
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
     else this.client.disconnect();
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const k of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[k]);
+  }
+  return value;
 }
 
 /** ioredis is an optional peer dependency: loaded only when a RedisStore makes its own client. */

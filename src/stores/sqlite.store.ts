@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import { StoreUnavailableError } from '../errors/errors';
+import { attachIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
+import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
@@ -37,7 +39,7 @@ export interface SqliteStoreOptions {
  * text column. History is one row per message keyed by (session, seq), so appending never
  * rewrites earlier messages.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   `CREATE TABLE sessions (
      id INTEGER PRIMARY KEY,
      tenant TEXT NOT NULL,
@@ -78,7 +80,30 @@ const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (memory_pk, seq)
    ) WITHOUT ROWID;`,
+  // Memory search in the database: an FTS5 index of each entry's words (content, category,
+  // context, tokenized as AgentMemory does) with rowid = memory_pk * 2^32 + seq, so a search reads
+  // one scope's rowid range; and each scope's vocabulary, to expand a typo into known words.
+  (db) => {
+    db.exec(`CREATE VIRTUAL TABLE memory_fts USING fts5(words, content = '', contentless_delete = 1);
+             CREATE TABLE memory_terms (memory_pk INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (memory_pk, term)) WITHOUT ROWID;`);
+    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries').raw().iterate() as IterableIterator<[number, number, string]>;
+    const fts = db.prepare('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
+    const term = db.prepare('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
+    const pending: Array<[number, number, string]> = [...rows];
+    for (const [pk, seq, body] of pending) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
+  },
 ];
+
+const SCOPE = 2n ** 32n;
+
+function indexEntry(fts: Database.Statement, term: Database.Statement, pk: number, seq: number, entry: MemoryEntry): void {
+  const words = entryWords(entry);
+  fts.run(BigInt(pk) * SCOPE + BigInt(seq), words.join(' '));
+  for (const w of new Set(words)) term.run(pk, w);
+}
+
+/** An FTS5 string literal: the term in double quotes (doubled inside). */
+const ftsTerm = (t: string) => `"${t.replace(/"/g, '""')}"`;
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -276,7 +301,10 @@ export class SqliteStore implements SessionStore {
           .get(tenantOf(key), key.agentName, key.userId) as { id: number; summary: string | null; version: number } | undefined;
         if (!row) return undefined;
         const entries = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
-        return toMemorySnapshot(key, { entries, summary: row.summary, version: row.version });
+        const pk = row.id;
+        return attachIndex(toMemorySnapshot(key, { entries, summary: row.summary, version: row.version }), {
+          search: (query, limit) => this.searchScope(pk, query, limit),
+        });
       }).deferred();
     });
   }
@@ -294,7 +322,12 @@ export class SqliteStore implements SessionStore {
           .get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
         let seq = row.last_seq;
         const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
-        for (const body of c.added) insert.run(row.id, ++seq, body);
+        const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
+        const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
+        for (let i = 0; i < c.added.length; i++) {
+          insert.run(row.id, ++seq, c.added[i]);
+          indexEntry(fts, term, row.id, seq, changes.added[i]!);
+        }
         return this.sql(
             `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
              WHERE id = ? RETURNING version`,
@@ -305,8 +338,56 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */
+  async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
+    return guard('sqlite', () => {
+      const pk = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
+        .pluck()
+        .get(tenantOf(key), key.agentName, key.userId) as number | undefined;
+      return pk === undefined ? [] : this.searchScope(pk, query, limit);
+    });
+  }
+
   async close(): Promise<void> {
     this.opened?.close();
+  }
+
+  /**
+   * Each query term matches as a prefix (`"term"*`); a term that is no word's prefix in this
+   * memory is replaced by the memory's words within its typo distance (as AgentMemory's fuzzy
+   * 0.2). Ranked by FTS5's bm25, best first. Synchronous, like better-sqlite3.
+   */
+  private searchScope(pk: number, query: string, limit: number): MemorySearchResult[] {
+    if (!query.trim() || limit <= 0) return [];
+    try {
+      const alternatives: string[] = [];
+      for (const t of queryTerms(query)) {
+        const next = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND term >= ? ORDER BY term LIMIT 1').pluck().get(pk, t) as
+          | string
+          | undefined;
+        if (next?.startsWith(t)) {
+          alternatives.push(`${ftsTerm(t)}*`);
+          continue;
+        }
+        const d = fuzzyDistance(t);
+        if (d === 0) continue;
+        const vocabulary = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND length(term) BETWEEN ? AND ?')
+          .pluck()
+          .all(pk, t.length - d, t.length + d) as string[];
+        for (const w of fuzzyMatches(t, vocabulary)) alternatives.push(ftsTerm(w));
+      }
+      if (alternatives.length === 0) return [];
+      const base = BigInt(pk) * SCOPE;
+      const rows = this.sql(
+          `SELECT e.body, f.rank FROM memory_fts f JOIN memory_entries e ON e.memory_pk = ? AND e.seq = f.rowid - ?
+           WHERE memory_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY f.rank LIMIT ?`,
+        )
+        .raw()
+        .all(pk, base, alternatives.join(' OR '), base, base + SCOPE - 1n, limit) as Array<[string, number]>;
+      return rows.map(([body, rank]) => ({ ...(JSON.parse(body) as MemoryEntry), score: -rank }));
+    } catch (error) {
+      throw new StoreUnavailableError('sqlite', error);
+    }
   }
 
   /** Opened on first use, so a bad path fails the call (typed) rather than the constructor. */
@@ -375,7 +456,11 @@ function migrate(db: Database.Database): void {
     if (current > MIGRATIONS.length) {
       throw new Error(`database schema version ${current} is newer than this toolwright (${MIGRATIONS.length}); upgrade toolwright`);
     }
-    for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v] as string);
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      const step = MIGRATIONS[v]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+    }
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
       String(MIGRATIONS.length),
     );

@@ -1,3 +1,4 @@
+import type { MemorySearchResult } from '../session/memory-search';
 import type {
   MemoryChanges,
   MemoryKey,
@@ -46,5 +47,11 @@ export interface SessionStore {
   saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number>;
   /** Removes the memory and all its entries (e.g. a memory scoped to an MCP session that ended); a missing one is no error. */
   deleteMemory(key: MemoryKey): Promise<void>;
+  /**
+   * Ranked full-text search over one memory's stored entries, where they are stored (SQLite FTS5,
+   * PostgreSQL tsvector + GIN, a cached per-scope index in memory and for Redis); best first, at
+   * most `limit` (default 10). The same matching as `AgentMemory.search`: prefixes, small typos.
+   */
+  searchMemory?(key: MemoryKey, query: string, limit?: number): Promise<MemorySearchResult[]>;
   close(): Promise<void>;
 }

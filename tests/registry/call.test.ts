@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import 'reflect-metadata';
 import {
   Equals,
@@ -411,6 +412,40 @@ describe('failures while running', () => {
     const error = await callError(call, ToolAbortedError, 'ABORTED');
     expect(error.message).toContain('user cancelled');
     expect(toolSignal?.aborted).toBe(true);
+  });
+
+  it('with a signal and no timeout, the tool sees the caller’s own signal and no abort listener outlives the call', async () => {
+    const controller = new AbortController();
+    const seen: Array<AbortSignal | undefined> = [];
+    @Tool({ name: 'sync_tool', description: 'Synchronous', input: EmptyInput })
+    class SyncTool {
+      execute(_args: EmptyInput, context: AgentContext): object {
+        seen.push(context.signal);
+        return { ok: true };
+      }
+    }
+    @Tool({ name: 'async_tool', description: 'Asynchronous', input: EmptyInput })
+    class AsyncTool {
+      async execute(_args: EmptyInput, context: AgentContext): Promise<object> {
+        seen.push(context.signal);
+        expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0); // ours is added once execute returns its promise
+        await new Promise((r) => setImmediate(r));
+        return { ok: true };
+      }
+    }
+    @Tool({ name: 'failing_async', description: 'Rejects', input: EmptyInput })
+    class FailingAsyncTool {
+      async execute(): Promise<object> {
+        throw new Error('nope');
+      }
+    }
+    const registry = ToolRegistry.build({ tools: [SyncTool, AsyncTool, FailingAsyncTool] });
+    const options = { signal: controller.signal };
+    await expect(registry.call('sync_tool', '{}', newContext(), newMemory(), options)).resolves.toBe('{"ok":true}');
+    await expect(registry.call('async_tool', '{}', newContext(), newMemory(), options)).resolves.toBe('{"ok":true}');
+    await callError(registry.call('failing_async', '{}', newContext(), newMemory(), options), ToolExecutionError, 'TOOL_FAILED');
+    expect(seen).toEqual([controller.signal, controller.signal]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('does not start a tool whose signal is already aborted', async () => {

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { StoreUnavailableError } from '../../src/errors/errors';
+import { AgentMemory } from '../../src/session/agent-memory';
 import { POSTGRES_SCHEMA_VERSION, PostgresStore } from '../../src/stores/postgres.store';
 import { freePort, startPostgres, type PostgresServer } from '../support/servers';
 import { killMidWrite } from './crash-consistency';
@@ -40,6 +41,27 @@ describe('PostgresStore', () => {
       await pool.end();
       await a.close();
       await b.close();
+    }
+  });
+
+  it('upgrades a schema-1 database: existing memory entries become searchable (tsvector + GIN)', async () => {
+    const key = { agentName: 'support', userId: 'u-1' };
+    const first = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade' });
+    const memory = new AgentMemory(key);
+    memory.addFact('Prefers email notifications');
+    memory.addFact('Lives in Oslo');
+    await first.saveMemory(key, memory.takeChanges());
+    await first.close();
+    // Back to what schema 1 had: no search column, index or vocabulary.
+    const pool = new Pool({ connectionString: server.connectionString });
+    await pool.query('ALTER TABLE tw_upgrade.memory_entries DROP COLUMN words; DROP TABLE tw_upgrade.memory_terms; DELETE FROM tw_upgrade.schema_version WHERE version > 1');
+    await pool.end();
+    const reopened = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade' });
+    try {
+      expect((await reopened.searchMemory(key, 'notif')).map((h) => h.content)).toEqual(['Prefers email notifications']);
+      expect((await reopened.searchMemory(key, 'osloo')).map((h) => h.content)).toEqual(['Lives in Oslo']);
+    } finally {
+      await reopened.close();
     }
   });
 

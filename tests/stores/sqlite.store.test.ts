@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../src/errors/errors';
 import { AgentContext } from '../../src/session/agent-context';
+import { AgentMemory } from '../../src/session/agent-memory';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../../src/stores/sqlite.store';
 import { describeStoreConformance } from './store-conformance';
 
@@ -33,6 +34,25 @@ describe('SqliteStore', () => {
     // Reopening an existing, migrated file keeps the data.
     const reopened = new SqliteStore({ path });
     expect((await reopened.loadSession({ sessionId: 's' }))!.state).toEqual({ a: 1 });
+    await reopened.close();
+  });
+
+  it('upgrades a schema-1 database: existing memory entries become searchable in FTS5', async () => {
+    const path = join(dir, 'v1.db');
+    const key = { agentName: 'support', userId: 'u-1' };
+    const first = new SqliteStore({ path });
+    const memory = new AgentMemory(key);
+    memory.addFact('Prefers email notifications');
+    memory.addFact('Lives in Oslo');
+    await first.saveMemory(key, memory.takeChanges());
+    await first.close();
+    // Back to what schema 1 had: no search tables.
+    const db = new Database(path);
+    db.exec("DROP TABLE memory_fts; DROP TABLE memory_terms; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    db.close();
+    const reopened = new SqliteStore({ path });
+    expect((await reopened.searchMemory(key, 'notif')).map((h) => h.content)).toEqual(['Prefers email notifications']);
+    expect((await reopened.searchMemory(key, 'osl')).map((h) => h.content)).toEqual(['Lives in Oslo']);
     await reopened.close();
   });
 

@@ -5,6 +5,7 @@ import type { Message } from '../../src/session/message';
 import type { SessionKey } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
 import { InvalidIdError, StoreUnavailableError } from '../../src/errors/errors';
+import { describeMemorySearch } from './memory-search-conformance';
 
 export interface ConformanceStoreOptions {
   sessionTtlSeconds?: number;
@@ -378,6 +379,7 @@ export function describeStoreConformance(
         expect(await store.loadSession({ sessionId: id, tenantId: id })).toMatchObject({ sessionId: id, tenantId: id, userId: id, state: { i } });
       }
     });
+    describeMemorySearch(() => store);
 
     if (features.ttl) {
       it('expires a session after sessionTtlSeconds without saves, and a later save starts fresh', async () => {
