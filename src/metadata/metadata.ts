@@ -1,18 +1,13 @@
 import 'reflect-metadata';
-import { getMetadataStorage } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
-
-// class-transformer keeps @Type/@Transform metadata in this module-level store (not re-exported by its index).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerStorage };
+import { targetValidationMetadatas, transformerStorage as defaultMetadataStorage, type ValidationMetadata } from './private-apis';
 import { PARAMS_KEY, TOOL_OPTIONS_KEY } from './keys';
 import type { ClassType, ParamMetadata, ToolOptions } from './types';
 
 /*
  * The only module that reads or writes metadata: toolwright's own (on each class, via
  * Reflect.defineMetadata), TypeScript's design types, and class-validator's and
- * class-transformer's stores, which stay the single source of truth for constraints and types.
+ * class-transformer's stores, which stay the single source of truth for constraints and types
+ * (their private parts are reached only through ./private-apis).
  */
 
 export function setToolOptions(target: Function, options: ToolOptions): void {
@@ -51,7 +46,7 @@ export function getConstructorParamTypes(target: Function): unknown[] | undefine
 /** class-validator constraints of a class (inherited included), by property. */
 export function getConstraints(target: Function): Map<string, ValidationMetadata[]> {
   const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const m of getMetadataStorage().getTargetValidationMetadatas(target, '', true, false)) {
+  for (const m of targetValidationMetadatas(target)) {
     byProperty.set(m.propertyName, [...(byProperty.get(m.propertyName) ?? []), m]);
   }
   return byProperty;

@@ -3,11 +3,7 @@ import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
 import { constraintRefs, type Check, type ConstraintRef } from '../schema/class-schema';
 
-// class-validator's own message templating ($property, $constraint1, $value).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ValidationUtils } = require('class-validator/cjs/validation/ValidationUtils') as {
-  ValidationUtils: { replaceMessageSpecialTokens(message: unknown, args: object): string };
-};
+import { ValidationUtils } from '../metadata/private-apis'; // class-validator's own message templating
 
 /** Ajv for schemas generated from classes: their checks are class-validator's own functions. */
 export function createClassAjv(checks: Check[]): Ajv {
