@@ -1,19 +1,21 @@
 import 'reflect-metadata';
-import { getMetadataStorage, MetadataStorage, Validator, type ValidationError, type ValidatorOptions } from 'class-validator';
-import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
-
-// class-transformer keeps @Type/@Transform metadata in this module-level store (not re-exported by its index).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerStorage };
+import { MetadataStorage, Validator, type ValidationError, type ValidatorOptions } from 'class-validator';
+import {
+  getValidatorConstraints as validatorConstraints,
+  targetValidationMetadatas,
+  transformerStorage as defaultMetadataStorage,
+  ValidationExecutor,
+  type ConstraintMetadata,
+  type ValidationMetadata,
+} from './private-apis';
 import { PARAMS_KEY, TOOL_OPTIONS_KEY } from './keys';
 import type { ClassType, ParamMetadata, ToolOptions } from './types';
 
 /*
  * The only module that reads or writes metadata: toolwright's own (on each class, via
  * Reflect.defineMetadata), TypeScript's design types, and class-validator's and
- * class-transformer's stores, which stay the single source of truth for constraints and types.
+ * class-transformer's stores, which stay the single source of truth for constraints and types
+ * (their private parts are reached only through ./private-apis).
  */
 
 export function setToolOptions(target: Function, options: ToolOptions): void {
@@ -52,7 +54,7 @@ export function getConstructorParamTypes(target: Function): unknown[] | undefine
 /** class-validator constraints of a class (inherited included), by property. */
 export function getConstraints(target: Function): Map<string, ValidationMetadata[]> {
   const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const m of getMetadataStorage().getTargetValidationMetadatas(target, '', true, false)) {
+  for (const m of targetValidationMetadatas(target)) {
     byProperty.set(m.propertyName, [...(byProperty.get(m.propertyName) ?? []), m]);
   }
   return byProperty;
@@ -93,16 +95,11 @@ export function getPropertyTransform(target: Function, propertyName: string): Pr
 
 /** class-validator's constraint classes behind a `@Validate`/`registerDecorator` metadata (its global store, read at build). */
 export function getValidatorConstraints(constraintCls: Function): ConstraintMetadata[] {
-  return getMetadataStorage().getTargetValidatorConstraints(constraintCls);
+  return validatorConstraints(constraintCls);
 }
 
-// class-validator's validation engine, not exported by its index. Its constructor reads the global metadata store,
+// class-validator's validation engine (a private path): its constructor reads the global metadata store,
 // which holds every class of the process; toolwright points it at a small store per input class instead.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ValidationExecutor } = require('class-validator/cjs/validation/ValidationExecutor') as {
-  ValidationExecutor: new (validator: Validator, options: ValidatorOptions) => ClassValidatorExecutor;
-};
-
 export interface ClassValidatorExecutor {
   metadataStorage: MetadataStorage;
   awaitingPromises: Promise<unknown>[];
@@ -114,7 +111,7 @@ const validator = new Validator();
 
 /** class-validator's executor over `storage` only (the global store is never scanned at call time). */
 export function createValidationExecutor(storage: MetadataStorage, options: ValidatorOptions): ClassValidatorExecutor {
-  const executor = new ValidationExecutor(validator, options);
+  const executor = new (ValidationExecutor as new (validator: Validator, options: ValidatorOptions) => ClassValidatorExecutor)(validator, options);
   executor.metadataStorage = storage;
   return executor;
 }

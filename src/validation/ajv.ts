@@ -5,11 +5,7 @@ import type { FieldError } from '../errors/errors';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
 import type { JsonSchema } from '../schema/json-schema';
 
-// class-validator's own message templating ($property, $constraint1, $value).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ValidationUtils } = require('class-validator/cjs/validation/ValidationUtils') as {
-  ValidationUtils: { replaceMessageSpecialTokens(message: unknown, args: object): string };
-};
+import { ValidationUtils } from '../metadata/private-apis'; // class-validator's own message templating
 
 /** Field errors reported per answer; the rest are counted. */
 export const MAX_FIELD_ERRORS = 20;
