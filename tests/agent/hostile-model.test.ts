@@ -5,6 +5,8 @@
 import { IsNumber, IsString, Min, MinLength } from 'class-validator';
 import {
   Agent,
+  AgentContext,
+  AgentMemory,
   AgentRunError,
   ApprovalDecisionError,
   InMemoryStore,
@@ -292,6 +294,11 @@ describe('what the peers have', () => {
       expect((error as ModelRetryError).code).toBe('MODEL_RETRY');
       expect(JSON.parse((error as ModelRetryError).toToolResult()).message).toContain('Order ids look like A-123');
     }
+    // An adapter (the AI SDK's) hands the model the same correctable error.
+    const { toAiSdkTools } = await import('../../src/adapters/ai-sdk');
+    const tools = toAiSdkTools(registry, { session: { context: new AgentContext({ sessionId: 's' }), memory: new AgentMemory({ agentName: 'a', userId: 'u' }) } });
+    const seen = await tools.lookup!.execute!({ order_id: '9' }, { toolCallId: 't', messages: [] });
+    expect(seen).toMatchObject({ status: 'error', code: 'MODEL_RETRY' });
   });
 
   it('stops when stopWhen says so after a step, without asking the model again', async () => {
