@@ -1,0 +1,130 @@
+/**
+ * Two processes, one store (Redis, PostgreSQL, SQLite file): the claims that make a session have
+ * one owner and a paused run one execution hold across processes, not only inside one.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Agent } from '../../src/agent/agent';
+import { ScriptedModel } from '../../src/agent/models/scripted.model';
+import type { Message } from '../../src/session/message';
+import { MarkTool, openStore, type AgentWorkerArgs } from '../support/agent-worker';
+import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+
+const ROOT = resolve(__dirname, '../..');
+const WORKER = join(ROOT, 'tests/support/agent-worker.ts');
+const SESSIONS = 6;
+
+interface WorkerReport {
+  outcomes: Map<string, string>;
+  /** What the worker wrote to stderr (failure details). */
+  log: string;
+  ran: string[];
+}
+
+/** Starts the workers, releases them together once all are loaded, and collects what each printed. */
+async function runWorkers(all: AgentWorkerArgs[]): Promise<WorkerReport[]> {
+  let ready = 0;
+  const children = all.map((args) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER, JSON.stringify(args)], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const finished = new Promise<WorkerReport>((done, fail) => {
+      child.on('error', fail);
+      child.on('exit', (code) => {
+        if (code !== 0 || !out.includes('done')) return fail(new Error(`worker ${args.worker} exited ${code}:\n${out}\n${err}`));
+        const lines = out.split('\n');
+        const outcomes = new Map<string, string>();
+        for (const line of lines.filter((l) => l.startsWith('{'))) {
+          const { session, outcome } = JSON.parse(line) as { session: string; outcome: string };
+          outcomes.set(session, outcome);
+        }
+        done({ outcomes, log: err, ran: lines.filter((l) => l.startsWith('ran ')).map((l) => l.split(' ')[1] as string) });
+      });
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.on('data', (d) => {
+      const before = out.includes('ready');
+      out += d;
+      if (!before && out.includes('ready') && ++ready === all.length) for (const c of children) c.stdin.end('go\n');
+    });
+    return { stdin: child.stdin, finished };
+  });
+  return Promise.all(children.map((c) => c.finished));
+}
+
+let redis: RedisServer;
+let postgres: PostgresServer;
+const dir = mkdtempSync(join(tmpdir(), 'tw-mp-agent-'));
+beforeAll(async () => {
+  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([redis?.destroy(), postgres?.destroy()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const toolResults = (history: readonly Message[]) => history.filter((m) => m.role === 'tool');
+
+describe.each([
+  ['redis', () => redis.url],
+  ['postgres', () => postgres.connectionString],
+  ['sqlite', () => join(dir, 'agents.db')],
+] as Array<[AgentWorkerArgs['kind'], () => string]>)('%s shared by two processes', (kind, target) => {
+  it('gives each new session opened by two users at once exactly one owner; the other user runs nothing', async () => {
+    const sessions = Array.from({ length: SESSIONS }, () => `open-${randomUUID()}`);
+    const reports = await runWorkers(
+      ['alice', 'bob'].map((userId) => ({ kind, target: target(), sessions, mode: 'open' as const, userId, worker: userId })),
+    );
+    const store = openStore(kind, target());
+    try {
+      for (const session of sessions) {
+        const outcomes = reports.map((r) => r.outcomes.get(session));
+        expect(outcomes.sort()).toEqual(['SESSION_FORBIDDEN', 'completed']);
+        const winner = ['alice', 'bob'][reports.findIndex((r) => r.outcomes.get(session) === 'completed')];
+        // The loser's tool never ran; the session holds the winner's turn only.
+        expect(reports.flatMap((r) => r.ran).filter((s) => s === session)).toHaveLength(1);
+        const saved = (await store.loadSession({ sessionId: session }))!;
+        expect(saved.userId).toBe(winner);
+        expect(saved.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+        expect(saved.history[0]!.content).toBe(`hello from ${winner}`);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
+  it('runs a paused call once when two processes approve it at the same moment', async () => {
+    const sessions = Array.from({ length: SESSIONS }, () => `approve-${randomUUID()}`);
+    const store = openStore(kind, target());
+    try {
+      for (const sessionId of sessions) {
+        const model = new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'mark', arguments: { what: 'approved' } }] }]);
+        const paused = await new Agent({ name: 'mp', model, tools: [MarkTool], store }).run('mark it', { sessionId, userId: 'owner' });
+        expect(paused.status).toBe('paused');
+      }
+      const reports = await runWorkers(
+        ['A', 'B'].map((worker) => ({ kind, target: target(), sessions, mode: 'approve' as const, userId: 'owner', worker })),
+      );
+      for (const sessionId of sessions) {
+        const outcomes = reports.map((r) => r.outcomes.get(sessionId)!);
+        // One resume ran it; the other got a typed error (claimed, or already gone when it looked).
+        expect([outcomes, reports.map((r) => r.log)]).toEqual([expect.arrayContaining(['completed']), expect.anything()]);
+        expect(outcomes.filter((o) => o === 'completed')).toHaveLength(1);
+        expect(outcomes.filter((o) => o !== 'completed')[0]).toMatch(/^(RUN_CLAIMED|RUN_NOT_FOUND)$/);
+        expect(reports.flatMap((r) => r.ran).filter((s) => s === sessionId)).toHaveLength(1);
+        const saved = (await store.loadSession({ sessionId }))!;
+        expect(saved.pendingRun).toBeNull();
+        expect(toolResults(saved.history)).toHaveLength(1);
+        expect(saved.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+});
