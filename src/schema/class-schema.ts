@@ -516,6 +516,7 @@ function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[])
 /** class-validator's message for a constraint, about "the value" rather than a property: "Must contain only letters (a-zA-Z)." */
 function phraseOf(m: ValidationMetadata): string | undefined {
   if (m.type === 'conditionalValidation' || m.type === 'nestedValidation' || m.type === 'isDefined' || m.type === 'promiseValidation') return undefined;
+  if (m.name === 'isDate') return undefined; // the model sends a date-time string (the format says so); the tool gets the Date
   const constraints = (m.constraints ?? []) as unknown[];
   let template: unknown = typeof m.message === 'string' ? m.message : undefined;
   if (!template && m.constraintCls) {
