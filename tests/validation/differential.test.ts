@@ -376,7 +376,19 @@ describe('no input makes registry.call throw anything but a ToolwrightError', ()
       return '{}';
     }
   }
-  const registry = ToolRegistry.build({ tools: [Placeholder, AllTool, PlainTool] });
+  class HandWrittenTool {
+    definition() {
+      return {
+        name: 'hand',
+        description: 'hand-written schema',
+        parameters: { type: 'object' as const, properties: { p0: { type: 'string' as const, format: 'email' }, p1: { type: 'array' as const, items: { type: 'integer' as const } } } },
+      };
+    }
+    execute(): string {
+      return '{}';
+    }
+  }
+  const registry = ToolRegistry.build({ tools: [Placeholder, AllTool, PlainTool, HandWrittenTool] });
 
   test('random JSON texts, strings and objects', async () => {
     const raw = fc.oneof(
@@ -387,7 +399,7 @@ describe('no input makes registry.call throw anything but a ToolwrightError', ()
       fc.anything(),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('mixed', 'fuzz_all', 'plain'), raw, async (tool, args) => {
+      fc.asyncProperty(fc.constantFrom('mixed', 'fuzz_all', 'plain', 'hand'), raw, async (tool, args) => {
         try {
           await registry.call(tool, args as string);
         } catch (error) {
