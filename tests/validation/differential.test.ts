@@ -344,8 +344,8 @@ async function compare({ closed, specs, objects }: Case): Promise<void> {
 
 describe('differential: toolwright and class-validator agree on random classes and values', () => {
   test('verdicts and failing properties (seeded)', async () => {
-    await fc.assert(fc.asyncProperty(caseArb, compare), { seed: Number(process.env.FUZZ_SEED ?? 20261130), numRuns: 250, endOnFailure: true });
-  });
+    await fc.assert(fc.asyncProperty(caseArb, compare), { seed: Number(process.env.FUZZ_SEED ?? 20261130), numRuns: 200, endOnFailure: true });
+  }, 120_000); // about 15 s alone; more on a machine busy with the rest of the suite
 });
 
 describe('no input makes registry.call throw anything but a ToolwrightError', () => {
@@ -406,7 +406,7 @@ describe('no input makes registry.call throw anything but a ToolwrightError', ()
           if (!(error instanceof ToolwrightError)) throw new Error(`${tool} threw ${String(error)} for ${String(JSON.stringify(args))}`);
         }
       }),
-      { seed: 7493, numRuns: 1500 },
+      { seed: 7493, numRuns: 1000 },
     );
-  });
+  }, 120_000);
 });
