@@ -80,7 +80,7 @@ function table(samples, load) {
   const verdict = (ratio, target) => `${fmt(ratio, 2)}× (target ≤ ${target}×: ${ratio <= target ? 'met' : 'missed'})`;
   lines.push(
     '',
-    `toolwright vs floor: valid ${verdict(validRatio, 1.5)}, invalid ${verdict(invalidRatio, 2)}.`,
+    `toolwright vs floor: valid ${verdict(validRatio, 1.2)}, invalid ${verdict(invalidRatio, 2)}.`,
     '',
     `Medians of ${rounds} rounds × ${fmt(calls)} calls each (after ${fmt(warmup)} warm-up calls), one process per contender and round; ` +
       `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${new Date().toISOString().slice(0, 10)}; ` +

@@ -33,6 +33,28 @@ export const VALID_ARGS = JSON.stringify(args);
 /** The same call with one bad field. */
 export const INVALID_ARGS = JSON.stringify({ ...args, amount: -1 });
 
+const REASONS = ['arrived damaged', 'wrong size', 'never arrived', 'changed my mind', 'duplicate order', 'late delivery'];
+const TAGS = ['damaged', 'priority', 'repeat', 'vip', 'fragile'];
+
+/**
+ * 1024 distinct calls of the same shape, fed in rotation as real traffic is (one repeated string
+ * would let caches keyed by the text, and the CPU's branch predictors, flatter every contender).
+ */
+export const VALID_ROTATION: readonly string[] = Array.from({ length: 1024 }, (_, i) =>
+  i === 0
+    ? VALID_ARGS
+    : JSON.stringify({
+        order_id: `O-${String(i % 1000).padStart(4, '0')}`,
+        amount: (i % 97) + 0.5,
+        reason: `${REASONS[i % REASONS.length]} #${i}`,
+        status: STATUSES[i % STATUSES.length],
+        tags: [TAGS[i % TAGS.length], TAGS[(i >> 3) % TAGS.length]],
+        address: { street: `${i} Main St`, city: i % 2 ? 'Springfield' : 'Shelbyville', zip: String(10000 + i) },
+      }),
+);
+/** The same 1024 calls, each with one bad field (a negative amount). */
+export const INVALID_ROTATION: readonly string[] = VALID_ROTATION.map((text, i) => JSON.stringify({ ...JSON.parse(text), amount: -1 - (i % 50) }));
+
 export interface RefundArgs {
   order_id: string;
   amount?: number;

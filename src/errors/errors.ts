@@ -64,7 +64,7 @@ export class ToolInputError extends ToolwrightError {
     message?: string,
     omitted = 0,
   ) {
-    const kept = errors.slice(0, MAX_ERRORS).map(boundField);
+    const kept = (errors.length > MAX_ERRORS ? breadthFirst(errors) : errors).slice(0, MAX_ERRORS).map(boundField);
     const left = omitted + errors.length - kept.length;
     super(code, message ?? `Invalid arguments for tool "${toolName}": ${summarize(kept, left)}`, { captureStack: false });
     this.errors = kept;
@@ -74,6 +74,19 @@ export class ToolInputError extends ToolwrightError {
   override toToolResult(): string {
     return JSON.stringify({ status: 'error', code: this.code, message: this.message, errors: this.errors, ...(this.omitted ? { omitted: this.omitted } : {}) });
   }
+}
+
+/** Every failing top-level property first, so that a cut list still names each one the model must fix. */
+function breadthFirst(errors: readonly FieldError[]): FieldError[] {
+  const first: FieldError[] = [];
+  const rest: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const top = e.path.split(/[.[]/)[0];
+    (seen.has(top) ? rest : first).push(e);
+    seen.add(top);
+  }
+  return [...first, ...rest];
 }
 
 const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);

@@ -258,6 +258,8 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     if (deferred) {
       plan.freeForm = true;
       for (const m of metas) residual.add(m);
+      // Ajv checks nothing below this property: class-validator checks the nested classes whole.
+      for (const nested of classesOf(kind)) addWholeClass(nested, plan.residual);
     } else if (prop.uncompiled.length || prop.nestedResidual) {
       // class-validator runs what Ajv cannot, under the property's own @IsOptional and through its @ValidateNested.
       for (const m of prop.uncompiled) residual.add(m);
@@ -277,6 +279,21 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   if (options.closed) schema.additionalProperties = validation.additionalProperties = false;
   if (residual.size) plan.residual.set(cls, [...residual]);
   return plan;
+}
+
+function classesOf(kind: Kind): ClassType[] {
+  return kind.kind === 'class' ? [kind.cls] : kind.kind === 'array' ? classesOf(kind.item) : [];
+}
+
+/** Every constraint of a class and of the classes it nests, for class-validator to run. */
+function addWholeClass(cls: ClassType, residual: Map<ClassType, ValidationMetadata[]>): void {
+  const constraints = getConstraints(cls);
+  residual.set(cls, [...constraints.values()].flat());
+  for (const [name, metas] of constraints) {
+    if (!metas.some((m) => m.type === 'nestedValidation')) continue;
+    const type = getTransformType(cls, name) ?? getDesignType(cls, name);
+    if (typeof type === 'function' && !SCALARS.has(type) && type !== Array && type !== Object && !residual.has(type as ClassType)) addWholeClass(type as ClassType, residual);
+  }
 }
 
 /** plainToInstance's custom transforms for one property: each gets the previous one's value. */
@@ -499,6 +516,7 @@ function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[])
 /** class-validator's message for a constraint, about "the value" rather than a property: "Must contain only letters (a-zA-Z)." */
 function phraseOf(m: ValidationMetadata): string | undefined {
   if (m.type === 'conditionalValidation' || m.type === 'nestedValidation' || m.type === 'isDefined' || m.type === 'promiseValidation') return undefined;
+  if (m.name === 'isDate') return undefined; // the model sends a date-time string (the format says so); the tool gets the Date
   const constraints = (m.constraints ?? []) as unknown[];
   let template: unknown = typeof m.message === 'string' ? m.message : undefined;
   if (!template && m.constraintCls) {
@@ -635,7 +653,8 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
  * validators): `new Cls()` keeps field initializers, then each known property present and not
  * null is copied from its JSON key (`@Expose({ name })`), nested classes and Dates converted and
  * `@Transform`s applied; unknown keys never reach the instance. Names come from the class, never
- * from the input, and are embedded as JSON string literals.
+ * from the input, and are embedded as JSON string literals. A value that is not an object is
+ * returned as is (as plainToInstance does), for class-validator to report on an invalid input.
  */
 export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown>) => object {
   const body = plan.properties.map((p, i) => {
@@ -649,6 +668,6 @@ export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown
     }
     return `v = ${read};\nif (v !== undefined && v !== null) o[${name}] = ${converted};`;
   });
-  const factory = new Function('Cls', 'convert', 'transform', 'hasOwn', `return function hydrate(plain) {\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`);
+  const factory = new Function('Cls', 'convert', 'transform', 'hasOwn', `return function hydrate(plain) {\nif (plain === null || typeof plain !== 'object') return plain;\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`);
   return factory(plan.cls, plan.properties.map((p) => p.convert), plan.properties.map((p) => p.transform), Object.prototype.hasOwnProperty);
 }

@@ -125,7 +125,10 @@ function toPath(pointer: string, extra?: string): string {
   return path;
 }
 
-/** Ajv's errors as per-field errors named and worded like class-validator's: the first MAX_FIELD_ERRORS, the rest counted. */
+/**
+ * Ajv's errors as per-field errors named and worded like class-validator's: a few more than one
+ * answer lists (ToolInputError keeps one per property first, then the rest up to its limit), the rest counted.
+ */
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, table?: ConstraintTable): FieldErrorList {
   const out: FieldError[] = [];
   let omitted = 0;
@@ -135,7 +138,7 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
       omitted += (e.params as { count: number }).count;
       continue;
     }
-    if (out.length >= MAX_FIELD_ERRORS) {
+    if (out.length >= 5 * MAX_FIELD_ERRORS) {
       omitted++;
       continue;
     }

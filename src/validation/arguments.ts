@@ -112,10 +112,11 @@ function findDuplicateKey(text: string): { key: string; path: string } | undefin
       expectKey = c === 123;
     } else if (c === 125 || c === 93) {
       stack.pop();
+      expectKey = false;
     } else if (c === 44) {
       const top = stack[stack.length - 1];
-      if (top?.keys) expectKey = true;
-      else if (top) top.index++;
+      expectKey = !!top?.keys;
+      if (top && !top.keys) top.index++;
     }
   }
   return undefined;

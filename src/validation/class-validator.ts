@@ -46,7 +46,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     const own = Object.entries(e.constraints ?? {}).map(([constraint, message]) => ({
       path,
       constraint,
-      message: path !== e.property ? message.replace(e.property, path) : message,
+      message: !message ? `${path} failed the ${constraint} constraint` : path !== e.property ? message.replace(e.property, path) : message,
     }));
     return [...own, ...flattenValidationErrors(e.children ?? [], path)];
   });

@@ -1,0 +1,155 @@
+import 'reflect-metadata';
+import fc from 'fast-check';
+import { IsInt, IsNumber, IsOptional, IsString, Min, ValidateNested, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { Type } from 'class-transformer';
+import { Param, Tool, ToolInputError, ToolRegistry, type ToolDefinition, type ToolInterface } from 'toolwright';
+
+/*
+ * One reading of the JSON and a bounded answer: however many errors an input has, the model sees
+ * at most 20 of them and a count of the rest; a key repeated in one object is refused (RFC 7493).
+ */
+
+@ValidatorConstraint({ name: 'short' })
+class Short implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && value.length < 3;
+  }
+}
+
+class Line {
+  @Param() @IsString() sku!: string;
+  @Param() @IsInt() @Min(1) qty!: number;
+}
+
+class OrderInput {
+  @Param() @IsNumber() amount!: number;
+  @Param({ type: () => [Number] }) @IsOptional() @IsInt({ each: true }) ids?: number[];
+  @Param({ type: () => [Line] }) @IsOptional() @ValidateNested({ each: true }) @Type(() => Line) lines?: Line[];
+  @Param() @IsOptional() @IsString() @Validate(Short) note?: string;
+}
+
+@Tool({ name: 'order', description: 'Place an order', input: OrderInput })
+class OrderTool {
+  execute(args: OrderInput): object {
+    return { amount: args.amount };
+  }
+}
+
+class HandWritten implements ToolInterface {
+  definition(): ToolDefinition {
+    return {
+      name: 'hand',
+      description: 'hand-written schema',
+      parameters: { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } }, required: ['ids'] },
+    };
+  }
+  execute(): string {
+    return '{}';
+  }
+}
+
+const registry = ToolRegistry.build({ tools: [OrderTool, HandWritten] });
+
+async function inputError(tool: string, args: string | object): Promise<ToolInputError> {
+  const error = await registry.call(tool, args).then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ToolInputError);
+  return error as ToolInputError;
+}
+
+describe('bounded error answers', () => {
+  test('200,000 wrong array items: 20 errors listed, the rest counted, a small result', async () => {
+    const args = JSON.stringify({ amount: 1, ids: Array.from({ length: 200_000 }, (_, i) => (i % 2 ? 'x' : 1.5)) });
+    expect(args.length).toBeGreaterThan(400_000);
+    const error = await inputError('order', args);
+    expect(error.errors).toHaveLength(20);
+    expect(error.errors[0]).toMatchObject({ path: 'ids[0]', constraint: 'isInt' });
+    expect(error.omitted).toBe(200_000 - 20);
+    const result = error.toToolResult();
+    expect(result.length).toBeLessThan(10_000);
+    expect(JSON.parse(result)).toMatchObject({ code: 'INVALID_ARGUMENTS', omitted: 199_980 });
+  });
+
+  test('wrong nested items and another failing property: both properties named, counts kept', async () => {
+    const lines = Array.from({ length: 1000 }, () => ({ sku: 5, qty: 0 }));
+    const error = await inputError('order', { amount: 'a lot', lines, note: 'far too long' });
+    const paths = new Set(error.errors.map((e) => e.path.split(/[.[]/)[0]));
+    expect(paths).toEqual(new Set(['amount', 'lines', 'note']));
+    expect(error.errors.length).toBeLessThanOrEqual(20);
+    expect(error.errors.length + error.omitted).toBeGreaterThanOrEqual(1000);
+  });
+
+  test('a hand-written schema answers with its first error', async () => {
+    const error = await inputError('hand', { ids: Array.from({ length: 200_000 }, () => 'x') });
+    expect(error.errors).toHaveLength(1);
+    expect(error.errors[0].path).toBe('ids[0]');
+  });
+
+  test('huge keys and messages are clipped in the answer', async () => {
+    const key = 'k'.repeat(100_000);
+    const error = await inputError('order', { amount: 1, [key]: 1 });
+    expect(error.errors[0].constraint).toBe('whitelistValidation');
+    expect(error.toToolResult().length).toBeLessThan(2_000);
+  });
+
+  test('any number of errors: listed ≤ 20, listed + omitted = found, result bounded', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 300 }), async (badIds, badLines) => {
+        const args = {
+          amount: 1,
+          ids: Array.from({ length: badIds }, () => 'x'),
+          lines: Array.from({ length: badLines }, () => ({ sku: 'a', qty: 0 })),
+        };
+        if (badIds + badLines === 0) return;
+        const error = await inputError('order', args);
+        expect(error.errors.length).toBeLessThanOrEqual(20);
+        expect(error.errors.length + error.omitted).toBe(badIds + badLines);
+        expect(error.toToolResult().length).toBeLessThan(10_000);
+      }),
+      { seed: 42, numRuns: 60 },
+    );
+  });
+});
+
+describe('duplicate keys (RFC 7493 I-JSON)', () => {
+  test.each([
+    ['{"amount":1,"amount":5000}', 'amount', ''],
+    ['{"amount":1,"lines":[{"sku":"a","qty":1,"qty":2}]}', 'qty', 'lines[0]'],
+    ['{"amount":1,"\\u0061mount":5000}', 'amount', ''],
+    ['{"amount":1, "note":"a:b", "note":"c"}', 'note', ''],
+    ['{"amount":1,"lines":[{"sku":"a","qty":1},{},{"sku":"b","sku":"c","qty":1}]}', 'sku', 'lines[2]'],
+  ])('%s is refused naming %s', async (args, key, path) => {
+    const error = await inputError('order', args);
+    expect(error.code).toBe('INVALID_JSON');
+    expect(error.errors).toEqual([{ path, constraint: 'uniqueKeys', message: expect.stringContaining(`"${key}"`) }]);
+  });
+
+  test.each([
+    '{"amount":1,"note":"a:"}',
+    '{"amount":1,"lines":[{"sku":"a","qty":1},{"sku":"a","qty":1}]}',
+    '{"amount":1,"lines":[{"sku":"\\"qty\\":2","qty":1}]}',
+    '{"amount":1,"lines":[{"sku":"a:{","qty":1}],"note":"x"}',
+  ])('%s is accepted (same key in different objects, colons in strings)', async (args) => {
+    await expect(registry.call('order', args)).resolves.toBe('{"amount":1}');
+  });
+
+  test('any JSON object: refused exactly when some object repeats a key', async () => {
+    // Objects written as entry lists, so that repeated keys can be produced.
+    const entries: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string }>((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 0 }).map((v) => JSON.stringify(v)), tie('object')),
+      object: fc
+        .array(fc.tuple(fc.constantFrom('a', 'b', 'a:', '"', 'amount'), tie('value')), { maxLength: 4 })
+        .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+    })).object;
+    // Reference: the texts are canonical (no spaces, values as JSON.stringify writes them, no integer-like keys),
+    // so parsing and re-serializing changes a text exactly when a repeated key was merged away.
+    const hasDuplicate = (text: string) => JSON.stringify(JSON.parse(text)) !== text;
+    await fc.assert(
+      fc.asyncProperty(entries, async (text) => {
+        const error = await registry.call('hand', text).then(() => undefined, (e: unknown) => e as ToolInputError);
+        const refusedForDuplicate = error?.errors?.[0]?.constraint === 'uniqueKeys';
+        expect(refusedForDuplicate).toBe(hasDuplicate(text));
+      }),
+      { seed: 7493, numRuns: 300 },
+    );
+  });
+});
