@@ -84,6 +84,10 @@ export {
   RunClaimedError,
 } from './agent/errors';
 
+// Side effects
+export { IdempotencyLedger, IdempotencyConflictError, payloadFingerprint } from './side-effects/idempotency';
+export type { IdempotencyEntry, IdempotencyStorage, IdempotentOutcome } from './side-effects/idempotency';
+
 // Provider tool formats
 export { toOpenAITool, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, nullsToAbsent } from './schema/providers';
 export type { OpenAITool, AnthropicTool, GeminiFunctionDeclaration, GeminiSchema, McpTool } from './schema/providers';

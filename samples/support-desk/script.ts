@@ -35,8 +35,8 @@ function answerUser(text: string, request: ModelRequest): ScriptedStep {
   const where = /where is my order ([A-Z]-\d+)/i.exec(text);
   if (where) return call('order_lookup', { order_id: where[1] });
   const refund = /refund (\d+) dollars/i.exec(text);
-  // A first attempt with the amount written as text, as models sometimes do; the schema says number.
-  if (refund) return call('process_refund', { amount: `${refund[1]} dollars`, reason: 'Mug arrived broken' });
+  // A first attempt with the amount written as text, as models sometimes do; the schema says integer cents.
+  if (refund) return call('process_refund', { amount_cents: `${refund[1]} dollars`, reason: 'Mug arrived broken' });
   const other = /order ([A-Z]-\d+)/i.exec(text);
   if (other) return call('lookup_order', { orderId: other[1] });
   if (/always|prefer/i.test(text)) return call('remember_preference', { preference: 'Prefers updates by email' });
@@ -49,11 +49,11 @@ function readToolResult(result: ToolMessage, request: ModelRequest): ScriptedSte
   switch (result.name) {
     case 'order_lookup':
       return body.status === 'success'
-        ? { text: `Order ${body.order.id}: ${body.order.total} ${body.order.currency}, ${body.order.fulfillmentStatus}.` }
+        ? { text: `Order ${body.order.id}: ${money(body.order.totalCents)} ${body.order.currency}, ${body.order.fulfillmentStatus}.` }
         : { text: `Sorry, I could not find that order (${body.message}).` };
     case 'process_refund':
       return body.status === 'success'
-        ? { text: `Done: refund ${body.refund_id} of ${body.amount} for order ${body.order_id} is ${body.refund_status}.` }
+        ? { text: `Done: refund ${body.refund_id} of ${money(body.amount_cents)} ${body.currency} for order ${body.order_id} is ${body.refund_status}.` }
         : { text: `Sorry, the refund did not go through: ${body.message}` };
     case 'lookup_order':
       if (body.status === 'error') return { text: 'Sorry, I cannot look that order up right now.' };
@@ -66,7 +66,12 @@ function readToolResult(result: ToolMessage, request: ModelRequest): ScriptedSte
   }
 }
 
-/** Reads the field errors and calls again with the fields fixed (here: a number out of "20 dollars"). */
+/** Cents as the customer reads them: 5990 → "59.90". */
+function money(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+/** Reads the field errors and calls again with the fields fixed (here: 2000 cents out of "20 dollars"). */
 function correct(result: ToolMessage, body: { errors: Array<{ path: string }> }, request: ModelRequest): ScriptedStep {
   const original = request.messages
     .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
@@ -74,7 +79,7 @@ function correct(result: ToolMessage, body: { errors: Array<{ path: string }> },
   const args = JSON.parse(original?.arguments ?? '{}');
   for (const { path } of body.errors) {
     const number = Number(/[\d.]+/.exec(String(args[path]))?.[0]);
-    if (Number.isFinite(number)) args[path] = number;
+    if (Number.isFinite(number)) args[path] = path.endsWith('_cents') ? Math.round(number * 100) : number;
     else delete args[path];
   }
   return call(result.name, args);

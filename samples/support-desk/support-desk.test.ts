@@ -22,7 +22,7 @@ describe('support-desk demo, end to end', () => {
 
     const lookup = exchange(exchanges, /where is my order/i);
     expect(lookup.result.toolCalls).toEqual([expect.objectContaining({ name: 'order_lookup', status: 'ok' })]);
-    expect(lookup.result.output).toBe('Order A-100: 59.9 USD, shipped.');
+    expect(lookup.result.output).toBe('Order A-100: 59.90 USD, shipped.');
 
     const refund = exchange(exchanges, /refund/i).result;
     expect(refund.toolCalls.map((c) => [c.name, c.status, c.code])).toEqual([
@@ -30,9 +30,9 @@ describe('support-desk demo, end to end', () => {
       ['process_refund', 'ok', undefined],
     ]);
     // No order_id in the corrected call: the tool used the session's last_order_id.
-    expect(JSON.parse(refund.toolCalls[1].arguments)).toEqual({ amount: 20, reason: 'Mug arrived broken' });
-    expect(JSON.parse(refund.toolCalls[1].result)).toMatchObject({ status: 'success', order_id: 'A-100', amount: 20 });
-    expect(shop.refunds.refundsFor('A-100')).toEqual([expect.objectContaining({ amount: 20, requestedBy: 'alice' })]);
+    expect(JSON.parse(refund.toolCalls[1].arguments)).toEqual({ amount_cents: 2000, reason: 'Mug arrived broken' });
+    expect(JSON.parse(refund.toolCalls[1].result)).toMatchObject({ status: 'success', order_id: 'A-100', amount_cents: 2000 });
+    expect(shop.refunds.refundsFor('A-100')).toEqual([expect.objectContaining({ amountCents: 2000, requestedBy: 'alice' })]);
 
     const other = exchange(exchanges, /A-200/).result;
     expect(JSON.parse(other.toolCalls[0].result)).toEqual({ status: 'blocked', reason: 'access_denied' });
@@ -80,8 +80,8 @@ describe('support-desk demo, end to end', () => {
     await runConversation(desk, 'desk-print', CONVERSATION, (e) => lines.push(formatExchange(e)));
     const text = lines.join('\n');
     expect(text).toContain('alice › Where is my order A-100?');
-    expect(text).toMatch(/⚙ process_refund\(\{"amount":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS: amount must be a number/);
-    expect(text).toContain('desk  › Done: refund RF-1 of 20 for order A-100 is approved.');
+    expect(text).toMatch(/⚙ process_refund\(\{"amount_cents":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS: amount_cents must be an integer number/);
+    expect(text).toContain('desk  › Done: refund RF-1 of 20.00 USD for order A-100 is approved.');
   });
 
   it('uses the embedded script unless the environment names a real model', () => {

@@ -66,6 +66,17 @@ describe('file_processor', () => {
     expect(readdirSync(outside)).toEqual([]);
   });
 
+  it('checks containment before creating any folder: a symlinked folder cannot get a new folder made outside', async () => {
+    symlinkSync(outside, path.join(sandbox, 'link'));
+    expect(await upload({ file_content: b64('x'), filename: 'link/new-folder/deeper/escape.txt' })).toMatchObject({
+      status: 'error',
+      error_code: 'UNSAFE_FILENAME',
+    });
+    expect(readdirSync(outside)).toEqual([]);
+    // New folders inside the sandbox are still made as needed.
+    expect(await upload({ file_content: b64('x'), filename: 'reports/2026/march.csv' })).toMatchObject({ status: 'success', path: 'reports/2026/march.csv' });
+  });
+
   it('never overwrites, so a planted symlink cannot redirect the write', async () => {
     const target = path.join(outside, 'victim.txt');
     writeFileSync(target, 'original');

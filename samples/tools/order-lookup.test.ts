@@ -38,13 +38,13 @@ describe('order_lookup', () => {
     const plain = await call('{"order_id":"A-100"}');
     expect(plain).toEqual({
       status: 'success',
-      order: { id: 'A-100', total: 59.9, currency: 'USD', fulfillmentStatus: 'shipped', createdAt: '2026-03-02T10:15:00.000Z' },
+      order: { id: 'A-100', totalCents: 5990, currency: 'USD', fulfillmentStatus: 'shipped', createdAt: '2026-03-02T10:15:00.000Z' },
     });
 
     const withItems = await call({ order_id: 'A-100', include_items: true });
     expect(withItems.order.items).toEqual([
-      { sku: 'MUG-01', name: 'Enamel mug', quantity: 2, unitPrice: 14.95 },
-      { sku: 'TEE-07', name: 'Logo T-shirt', quantity: 1, unitPrice: 30 },
+      { sku: 'MUG-01', name: 'Enamel mug', quantity: 2, unitPriceCents: 1495 },
+      { sku: 'TEE-07', name: 'Logo T-shirt', quantity: 1, unitPriceCents: 3000 },
     ]);
   });
 
@@ -59,6 +59,14 @@ describe('order_lookup', () => {
     expect(await call({ order_id: 'A-200' }, context)).toEqual({ status: 'error', message: 'Order not found' });
     expect(await call({ order_id: 'NOPE-1' }, context)).toEqual({ status: 'error', message: 'Order not found' });
     expect(context.hasState(LAST_ORDER_ID)).toBe(false);
+  });
+
+  it("answers another tenant's order like a missing one, even to a user of the same name", async () => {
+    // G-301 belongs to alice of tenant globex.
+    expect(await call({ order_id: 'G-301' }, signedIn('alice'))).toEqual({ status: 'error', message: 'Order not found' });
+    const globexAlice = new AgentContext({ sessionId: 's-g', userId: 'alice', tenantId: 'globex', state: { user_id: 'alice' } });
+    expect(await call({ order_id: 'G-301' }, globexAlice)).toMatchObject({ status: 'success', order: { id: 'G-301', currency: 'EUR' } });
+    expect(await call({ order_id: 'A-100' }, globexAlice)).toEqual({ status: 'error', message: 'Order not found' });
   });
 
   it('requires a signed-in user', async () => {

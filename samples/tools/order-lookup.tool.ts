@@ -1,6 +1,7 @@
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { AgentContext, Param, Tool, ToolInterface } from 'toolwright';
-import { OrderDatabase, orderSummary } from './orders.db';
+import { customerScope, OrderAccessService } from './order-access.service';
+import { orderSummary } from './orders.db';
 
 /** Session state key: the order this conversation is about (process_refund falls back to it). */
 export const LAST_ORDER_ID = 'last_order_id';
@@ -17,8 +18,8 @@ export class OrderLookupInput {
 }
 
 /**
- * The PHP kit's order lookup, with what it left out: the caller must be signed in, and someone
- * else's order is answered exactly like a missing one, so ids cannot be probed.
+ * The PHP kit's order lookup, with what it left out: the caller must be signed in (user and
+ * tenant), and someone else's order is answered exactly like a missing one, so ids cannot be probed.
  */
 @Tool({
   name: 'order_lookup',
@@ -28,14 +29,15 @@ export class OrderLookupInput {
   annotations: { readOnlyHint: true },
 })
 export class OrderLookupTool implements ToolInterface<OrderLookupInput> {
-  constructor(private readonly db: OrderDatabase) {}
+  constructor(private readonly access: OrderAccessService) {}
 
   execute({ order_id, include_items }: OrderLookupInput, context: AgentContext) {
-    const userId = context.getState<string>('user_id');
-    if (!userId) return { status: 'error', message: 'User authentication required' };
+    const scope = customerScope(context);
+    if (!scope) return { status: 'error', message: 'User authentication required' };
 
-    const order = this.db.find(order_id);
-    if (!order || order.userId !== userId) return { status: 'error', message: 'Order not found' };
+    // Scoped by tenant and owner: another tenant's order (even of a same-named user) does not exist here.
+    const order = this.access.findOwn(scope, order_id);
+    if (!order) return { status: 'error', message: 'Order not found' };
 
     context.setState(LAST_ORDER_ID, order.id);
     const summary = orderSummary(order);

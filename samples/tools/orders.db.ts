@@ -10,14 +10,16 @@ export interface OrderItem {
   sku: string;
   name: string;
   quantity: number;
-  unitPrice: number;
+  /** Money in integer minor units (cents): sums and differences are exact. */
+  unitPriceCents: number;
 }
 
 export interface Order {
   id: string;
   tenantId: string;
   userId: string;
-  total: number;
+  /** Money in integer minor units (cents): sums and differences are exact. */
+  totalCents: number;
   currency: string;
   fulfillmentStatus: FulfillmentStatus;
   createdAt: string;
@@ -28,7 +30,7 @@ export interface Order {
 export function orderSummary(order: Order) {
   return {
     id: order.id,
-    total: order.total,
+    totalCents: order.totalCents,
     currency: order.currency,
     fulfillmentStatus: order.fulfillmentStatus,
     createdAt: order.createdAt,
@@ -42,46 +44,57 @@ export function seedOrders(): Order[] {
       id: 'A-100',
       tenantId: 'acme',
       userId: 'alice',
-      total: 59.9,
+      totalCents: 5990,
       currency: 'USD',
       fulfillmentStatus: 'shipped',
       createdAt: '2026-03-02T10:15:00.000Z',
       items: [
-        { sku: 'MUG-01', name: 'Enamel mug', quantity: 2, unitPrice: 14.95 },
-        { sku: 'TEE-07', name: 'Logo T-shirt', quantity: 1, unitPrice: 30 },
+        { sku: 'MUG-01', name: 'Enamel mug', quantity: 2, unitPriceCents: 1495 },
+        { sku: 'TEE-07', name: 'Logo T-shirt', quantity: 1, unitPriceCents: 3000 },
       ],
     },
     {
       id: 'A-101',
       tenantId: 'acme',
       userId: 'alice',
-      total: 120,
+      totalCents: 12000,
       currency: 'USD',
       fulfillmentStatus: 'delivered',
       createdAt: '2026-02-20T08:00:00.000Z',
-      items: [{ sku: 'BAG-03', name: 'Canvas backpack', quantity: 1, unitPrice: 120 }],
+      items: [{ sku: 'BAG-03', name: 'Canvas backpack', quantity: 1, unitPriceCents: 12000 }],
     },
     {
       id: 'A-200',
       tenantId: 'acme',
       userId: 'bob',
-      total: 42,
+      totalCents: 4200,
       currency: 'USD',
       fulfillmentStatus: 'processing',
       createdAt: '2026-03-01T12:00:00.000Z',
-      items: [{ sku: 'CAP-02', name: 'Baseball cap', quantity: 2, unitPrice: 21 }],
+      items: [{ sku: 'CAP-02', name: 'Baseball cap', quantity: 2, unitPriceCents: 2100 }],
     },
     {
       id: 'G-300',
       tenantId: 'globex',
       userId: 'carol',
-      total: 99,
+      totalCents: 9900,
       currency: 'EUR',
       fulfillmentStatus: 'delivered',
       createdAt: '2026-01-15T09:30:00.000Z',
-      items: [{ sku: 'LAMP-9', name: 'Desk lamp', quantity: 1, unitPrice: 99 }],
+      items: [{ sku: 'LAMP-9', name: 'Desk lamp', quantity: 1, unitPriceCents: 9900 }],
     },
   ];
+  // Another shop has a customer named alice too: she and acme's alice must never see each other's orders.
+  orders.push({
+    id: 'G-301',
+    tenantId: 'globex',
+    userId: 'alice',
+    totalCents: 25000,
+    currency: 'EUR',
+    fulfillmentStatus: 'delivered',
+    createdAt: '2026-04-01T09:00:00.000Z',
+    items: [{ sku: 'CHAIR-1', name: 'Office chair', quantity: 1, unitPriceCents: 25000 }],
+  });
   // Alice is a regular: a dozen older orders, so that listing her orders has something to limit.
   for (let i = 1; i <= 12; i++) {
     const day = String(i).padStart(2, '0');
@@ -89,11 +102,11 @@ export function seedOrders(): Order[] {
       id: `A-${1000 + i}`,
       tenantId: 'acme',
       userId: 'alice',
-      total: 10 + i,
+      totalCents: (10 + i) * 100,
       currency: 'USD',
       fulfillmentStatus: 'delivered',
       createdAt: `2025-12-${day}T10:00:00.000Z`,
-      items: [{ sku: 'SOCK-01', name: 'Wool socks', quantity: 1, unitPrice: 10 + i }],
+      items: [{ sku: 'SOCK-01', name: 'Wool socks', quantity: 1, unitPriceCents: (10 + i) * 100 }],
     });
   }
   return orders;
@@ -129,10 +142,10 @@ export class OrderDatabase {
     return order && structuredClone(order);
   }
 
-  /** One user's orders, newest first. */
-  listForUser(userId: string, limit: number): Order[] {
+  /** One customer's orders (a user of one tenant), newest first. */
+  listForUser(scope: { tenantId: string; userId: string }, limit: number): Order[] {
     return [...this.orders.values()]
-      .filter((o) => o.userId === userId)
+      .filter((o) => o.tenantId === scope.tenantId && o.userId === scope.userId)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, limit)
       .map((o) => structuredClone(o));

@@ -1,7 +1,7 @@
-import { IsNumber, IsOptional, IsString, Min, MinLength } from 'class-validator';
-import { AgentContext, Param, Tool, ToolInterface } from 'toolwright';
+import { IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
+import { AgentContext, IdempotencyConflictError, Param, Tool, ToolInterface } from 'toolwright';
+import { customerScope, OrderAccessService } from './order-access.service';
 import { LAST_ORDER_ID } from './order-lookup.tool';
-import { OrderDatabase } from './orders.db';
 import { RefundRejected, RefundService } from './refund.service';
 
 export class RefundInput {
@@ -12,11 +12,12 @@ export class RefundInput {
   @MinLength(1)
   order_id?: string;
 
-  @Param({ description: 'Refund amount (optional for partial refunds)' })
+  // Money in integer minor units: no float can make two refunds add up to more than the total.
+  @Param({ description: 'Refund amount in cents (integer minor units, e.g. 2000 for 20.00); omit it to refund what is left' })
   @IsOptional()
-  @IsNumber()
-  @Min(0)
-  amount?: number;
+  @IsInt()
+  @Min(1)
+  amount_cents?: number;
 
   @Param({ description: 'Reason for refund' })
   @IsString()
@@ -38,40 +39,42 @@ export class RefundInput {
 })
 export class RefundProcessorTool implements ToolInterface<RefundInput> {
   constructor(
-    private readonly orders: OrderDatabase,
+    private readonly access: OrderAccessService,
     private readonly refunds: RefundService,
   ) {}
 
-  execute(args: RefundInput, context: AgentContext) {
-    const userId = context.getState<string>('user_id');
-    if (!userId) return { status: 'error', message: 'User authentication required' };
+  async execute(args: RefundInput, context: AgentContext) {
+    const scope = customerScope(context);
+    if (!scope) return { status: 'error', message: 'User authentication required' };
 
     const orderId = args.order_id ?? context.getState<string>(LAST_ORDER_ID);
     if (!orderId) return { status: 'error', message: 'Which order? Pass order_id (no order has been looked up yet).' };
 
-    const order = this.orders.find(orderId);
-    // Someone else's order gets the same answer as a missing one: ids cannot be probed.
-    if (!order || order.userId !== userId) return { status: 'error', message: 'Order not found' };
+    // Scoped by tenant and owner; someone else's order gets the same answer as a missing one.
+    const order = this.access.findOwn(scope, orderId);
+    if (!order) return { status: 'error', message: 'Order not found' };
 
     try {
-      const { refund, replayed } = this.refunds.process({
+      const { refund, replayed } = await this.refunds.process({
         order,
-        amount: args.amount,
+        amountCents: args.amount_cents,
         reason: args.reason,
-        requestedBy: userId,
+        requestedBy: scope.userId,
         idempotencyKey: context.idempotencyKey,
       });
       return {
         status: 'success',
         refund_id: refund.id,
         order_id: order.id,
-        amount: refund.amount,
+        amount_cents: refund.amountCents,
+        currency: refund.currency,
         refund_status: refund.status,
         message: replayed ? 'This refund was already processed' : 'Refund processed successfully',
       };
     } catch (error) {
       // Policy refusals go back to the model; anything else (an outage) goes to the runner's error boundary.
       if (error instanceof RefundRejected) return { status: 'error', message: error.message };
+      if (error instanceof IdempotencyConflictError) return { status: 'error', code: error.code, message: error.message };
       throw error;
     }
   }

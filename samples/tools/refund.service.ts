@@ -1,12 +1,15 @@
 // Before any decorated class: typedi injects from the constructor types this polyfill records.
 import 'reflect-metadata';
 import { Service } from 'typedi';
+import { IdempotencyLedger } from 'toolwright';
 import type { Order } from './orders.db';
 
 export interface Refund {
   id: string;
   orderId: string;
-  amount: number;
+  /** Integer minor units (cents), like every amount here. */
+  amountCents: number;
+  currency: string;
   reason: string;
   requestedBy: string;
   status: 'approved';
@@ -14,11 +17,14 @@ export interface Refund {
 
 export interface RefundRequest {
   order: Order;
-  /** Omitted: whatever is still refundable. */
-  amount?: number;
+  /** Omitted: whatever is still refundable. Integer cents. */
+  amountCents?: number;
   reason: string;
   requestedBy: string;
-  /** The same key never refunds twice: a retried tool call gets the first refund back. */
+  /**
+   * The same key never refunds twice: a retried tool call gets the first refund back, and the
+   * key reused with different arguments is refused (IdempotencyConflictError).
+   */
   idempotencyKey?: string;
 }
 
@@ -40,43 +46,44 @@ export class RefundRejected extends Error {
 @Service()
 export class RefundService {
   private readonly refunds: Refund[] = [];
-  private readonly byIdempotencyKey = new Map<string, Refund>();
+  private readonly ledger = new IdempotencyLedger<Refund>();
 
-  process(request: RefundRequest): RefundOutcome {
-    const { order, idempotencyKey } = request;
-    const earlier = idempotencyKey === undefined ? undefined : this.byIdempotencyKey.get(idempotencyKey);
-    if (earlier) return { refund: earlier, replayed: true };
-
-    const refundable = round(order.total - this.refundedSoFar(order.id));
-    if (refundable <= 0) throw new RefundRejected(`Order ${order.id} has already been fully refunded`);
-    const amount = request.amount ?? refundable;
-    if (amount > refundable) {
-      throw new RefundRejected(`Refund amount ${amount} exceeds the refundable balance of ${refundable} ${order.currency}`);
-    }
-
-    const refund: Refund = {
-      id: `RF-${this.refunds.length + 1}`,
-      orderId: order.id,
-      amount,
-      reason: request.reason,
-      requestedBy: request.requestedBy,
-      status: 'approved',
-    };
-    this.refunds.push(refund);
-    if (idempotencyKey !== undefined) this.byIdempotencyKey.set(idempotencyKey, refund);
-    return { refund, replayed: false };
+  async process(request: RefundRequest): Promise<RefundOutcome> {
+    const { order } = request;
+    // The payload the key stands for: the same key with another order, amount or reason is refused.
+    const payload = { orderId: order.id, amountCents: request.amountCents, reason: request.reason, requestedBy: request.requestedBy };
+    const { result, replayed } = await this.ledger.once(request.idempotencyKey, payload, () => this.pay(request));
+    return { refund: result, replayed };
   }
 
   refundsFor(orderId: string): readonly Refund[] {
     return this.refunds.filter((r) => r.orderId === orderId);
   }
 
-  private refundedSoFar(orderId: string): number {
-    return this.refundsFor(orderId).reduce((sum, r) => sum + r.amount, 0);
+  /** Checks and records in one synchronous step, so two refunds can never add up to more than the total. */
+  private pay(request: RefundRequest): Refund {
+    const { order } = request;
+    const refundable = order.totalCents - this.refundedSoFar(order.id);
+    if (refundable <= 0) throw new RefundRejected(`Order ${order.id} has already been fully refunded`);
+    const amountCents = request.amountCents ?? refundable;
+    if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RefundRejected('The refund amount must be a positive whole number of cents');
+    if (amountCents > refundable) {
+      throw new RefundRejected(`Refund amount ${amountCents} cents exceeds the refundable balance of ${refundable} cents (${order.currency})`);
+    }
+    const refund: Refund = {
+      id: `RF-${this.refunds.length + 1}`,
+      orderId: order.id,
+      amountCents,
+      currency: order.currency,
+      reason: request.reason,
+      requestedBy: request.requestedBy,
+      status: 'approved',
+    };
+    this.refunds.push(refund);
+    return refund;
   }
-}
 
-/** Money in cents, so 59.9 - 20 is 39.9 and not 39.899999999999999. */
-function round(amount: number): number {
-  return Math.round(amount * 100) / 100;
+  private refundedSoFar(orderId: string): number {
+    return this.refundsFor(orderId).reduce((sum, r) => sum + r.amountCents, 0);
+  }
 }

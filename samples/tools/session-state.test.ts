@@ -13,8 +13,8 @@ describe('the order a conversation is about', () => {
     const { registry } = createSupportApp();
     const context = signedIn();
     await registry.call('order_lookup', { order_id: 'A-101' }, context);
-    const result = JSON.parse(await registry.call('process_refund', { reason: 'changed my mind', amount: 5 }, context));
-    expect(result).toMatchObject({ status: 'success', order_id: 'A-101', amount: 5 });
+    const result = JSON.parse(await registry.call('process_refund', { reason: 'changed my mind', amount_cents: 500 }, context));
+    expect(result).toMatchObject({ status: 'success', order_id: 'A-101', amount_cents: 500 });
   });
 
   it('is saved with the session: a later turn (a new context from the stored state) still knows it', async () => {
@@ -23,7 +23,7 @@ describe('the order a conversation is about', () => {
     await registry.call('order_lookup', { order_id: 'A-100' }, firstTurn);
     expect(firstTurn.takeChanges().set).toEqual({ [LAST_ORDER_ID]: 'A-100' });
 
-    const nextTurn = new AgentContext({ sessionId: 's-1', userId: 'alice', state: firstTurn.getAllState() });
+    const nextTurn = new AgentContext({ sessionId: 's-1', userId: 'alice', tenantId: 'acme', state: firstTurn.getAllState() });
     const result = JSON.parse(await registry.call('process_refund', { reason: 'late' }, nextTurn));
     expect(result).toMatchObject({ status: 'success', order_id: 'A-100' });
   });

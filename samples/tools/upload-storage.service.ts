@@ -31,12 +31,7 @@ export class UploadStorage {
 
     await mkdir(this.root, { recursive: true });
     const root = await realpath(this.root);
-    const target = path.resolve(root, relative);
-    await mkdir(path.dirname(target), { recursive: true });
-    // A symlinked directory inside the sandbox must not lead out of it.
-    if (!isInside(root, await realpath(path.dirname(target)))) {
-      throw new UploadRejected('UNSAFE_FILENAME', 'filename must stay inside the upload directory');
-    }
+    const target = path.join(await walkInside(root, relative.split('/').slice(0, -1)), path.basename(relative));
     // O_EXCL: refuses an existing file, and so also a planted symlink at the final component.
     const file = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EEXIST') throw new UploadRejected('FILE_EXISTS', `${relative} already exists`);
@@ -49,6 +44,34 @@ export class UploadStorage {
     }
     return { path: relative, size: bytes.length };
   }
+}
+
+/**
+ * Walks the folders one at a time, each checked to resolve inside the sandbox before anything is
+ * created in it: a symlinked folder that leads out is refused before any filesystem change.
+ */
+async function walkInside(root: string, segments: readonly string[]): Promise<string> {
+  const outside = () => new UploadRejected('UNSAFE_FILENAME', 'filename must stay inside the upload directory');
+  let dir = root;
+  for (const segment of segments) {
+    const next = path.join(dir, segment);
+    let real = await realpath(next).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (real === undefined) {
+      // `dir` is a real folder inside the sandbox, so creating one entry in it stays inside.
+      await mkdir(next).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+      real = await realpath(next).catch(() => {
+        throw outside(); // e.g. a dangling symlink planted at this name
+      });
+    }
+    if (!isInside(root, real)) throw outside();
+    dir = real;
+  }
+  return dir;
 }
 
 /** A relative path of plain segments: no `..`, no absolute or drive paths, no NUL or control characters. */

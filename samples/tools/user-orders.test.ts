@@ -1,7 +1,7 @@
 import { AgentContext, ToolInputError } from 'toolwright';
 import { createSupportApp } from './app';
 
-const signedIn = (userId: string) => new AgentContext({ sessionId: 's-1', userId, state: { user_id: userId } });
+const signedIn = (userId: string, tenantId = 'acme') => new AgentContext({ sessionId: 's-1', userId, tenantId, state: { user_id: userId } });
 
 async function listOrders(args: object, context = signedIn('alice')) {
   const { registry } = createSupportApp();
@@ -25,7 +25,7 @@ describe('user_orders', () => {
     expect(result.status).toBe('success');
     expect(result.orders).toHaveLength(10);
     expect(result.orders.slice(0, 3).map((o: { id: string }) => o.id)).toEqual(['A-100', 'A-101', 'A-1012']);
-    expect(result.orders[0]).toEqual({ id: 'A-100', total: 59.9, currency: 'USD', fulfillmentStatus: 'shipped', createdAt: '2026-03-02T10:15:00.000Z' });
+    expect(result.orders[0]).toEqual({ id: 'A-100', totalCents: 5990, currency: 'USD', fulfillmentStatus: 'shipped', createdAt: '2026-03-02T10:15:00.000Z' });
   });
 
   it('honours limit, and null means the default', async () => {
@@ -39,8 +39,20 @@ describe('user_orders', () => {
     expect((await listOrders({}, signedIn('nobody'))).orders).toEqual([]);
   });
 
+  it("never lists another tenant's orders, even of a user with the same name", async () => {
+    const acme = (await listOrders({ limit: 50 }, signedIn('alice', 'acme'))).orders.map((o: { id: string }) => o.id);
+    expect(acme).not.toContain('G-301');
+    expect(acme.every((id: string) => id.startsWith('A-'))).toBe(true);
+    expect((await listOrders({ limit: 50 }, signedIn('alice', 'globex'))).orders.map((o: { id: string }) => o.id)).toEqual(['G-301']);
+  });
+
   it('requires a signed-in user', async () => {
     expect(await listOrders({}, new AgentContext({ sessionId: 's-2' }))).toEqual({ status: 'error', message: 'User authentication required' });
+    // A user without a tenant is not signed in to any shop.
+    expect(await listOrders({}, new AgentContext({ sessionId: 's-3', userId: 'alice', state: { user_id: 'alice' } }))).toEqual({
+      status: 'error',
+      message: 'User authentication required',
+    });
   });
 
   it.each([

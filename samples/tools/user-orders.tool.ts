@@ -1,6 +1,7 @@
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AgentContext, Param, Tool, ToolInterface } from 'toolwright';
-import { OrderDatabase, orderSummary } from './orders.db';
+import { customerScope, OrderAccessService } from './order-access.service';
+import { orderSummary } from './orders.db';
 
 const DEFAULT_LIMIT = 10;
 
@@ -22,12 +23,12 @@ export class UserOrdersInput {
   annotations: { readOnlyHint: true },
 })
 export class UserOrdersTool implements ToolInterface<UserOrdersInput> {
-  constructor(private readonly db: OrderDatabase) {}
+  constructor(private readonly access: OrderAccessService) {}
 
   execute({ limit }: UserOrdersInput, context: AgentContext) {
-    const userId = context.getState<string>('user_id');
-    if (!userId) return { status: 'error', message: 'User authentication required' };
+    const scope = customerScope(context);
+    if (!scope) return { status: 'error', message: 'User authentication required' };
 
-    return { status: 'success', orders: this.db.listForUser(userId, limit).map(orderSummary) };
+    return { status: 'success', orders: this.access.listOwn(scope, limit).map(orderSummary) };
   }
 }

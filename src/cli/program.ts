@@ -21,7 +21,7 @@ const FORMATS = ['text', 'json', 'openai', 'anthropic', 'gemini', 'mcp'] as cons
 type Format = (typeof FORMATS)[number];
 
 /** Codes of errors the caller made (fix the request), as opposed to the tool failing. */
-const USAGE_CODES = new Set(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS', 'APPROVAL_REQUIRED']);
+const USAGE_CODES = new Set(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS', 'APPROVAL_REQUIRED', 'INVALID_MCP_CONFIG']);
 
 const VERSION = readVersion();
 
@@ -99,7 +99,10 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .option('--user <id>', 'userId the calls run as', undefined)
     .option('--tenant <id>', 'tenantId the calls run as')
     .option('--name <name>', 'server name announced to clients', 'toolwright')
-    .action(async (opts: { module?: string; http?: Listen; path: string; token?: string; user?: string; tenant?: string; name: string }) => {
+    .option('--allowed-hosts <hosts>', 'HTTP: comma-separated Host headers accepted, e.g. mcp.example.com:443', parseList)
+    .option('--allowed-origins <origins>', 'HTTP: comma-separated Origin headers accepted, e.g. https://app.example.com', parseList)
+    .option('--allow-unauthenticated', 'HTTP: serve a non-loopback address without a token (needs --allowed-hosts and --allowed-origins)')
+    .action(async (opts: McpOptions) => {
       const registry = await loadRegistry(opts.module, io.cwd);
       const mcp = await loadMcp();
       const identity = { userId: opts.user ?? 'anonymous', tenantId: opts.tenant };
@@ -117,7 +120,10 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
         host: opts.http.host,
         port: opts.http.port,
         path: opts.path,
-        auth: token ? ({ token: sent }) => (sent === token ? identity : undefined) : undefined,
+        auth: token ? mcp.tokenAuth({ [token]: identity }) : undefined,
+        allowedHosts: opts.allowedHosts,
+        allowedOrigins: opts.allowedOrigins,
+        allowUnauthenticated: opts.allowUnauthenticated,
       });
       io.stderr(`toolwright: MCP server (Streamable HTTP) listening on ${handle.url}${token ? ' (bearer token required)' : ''}\n`);
       await stop;
@@ -202,6 +208,23 @@ function describeTool(registry: ToolRegistry, def: ToolDefinition): string {
 interface Listen {
   host: string;
   port: number;
+}
+
+interface McpOptions {
+  module?: string;
+  http?: Listen;
+  path: string;
+  token?: string;
+  user?: string;
+  tenant?: string;
+  name: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  allowUnauthenticated?: boolean;
+}
+
+function parseList(value: string): string[] {
+  return value.split(',').map((v) => v.trim()).filter(Boolean);
 }
 
 function parseListen(value: string): Listen {

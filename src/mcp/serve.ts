@@ -1,14 +1,17 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
+import type { SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
-import { createMcpServer, IDENTITY_KEY, type McpIdentity, type McpServerOptions } from './mcp-server';
+import type { SessionStore } from '../stores/store';
+import { createMcpServer, IDENTITY_KEY, mcpStoreKeys, type McpIdentity, type McpServerOptions } from './mcp-server';
 
 export interface StdioHandle {
   readonly server: Server;
@@ -41,15 +44,37 @@ export interface HttpServeOptions extends McpServerOptions {
   host?: string;
   /** The MCP endpoint path (default `/mcp`). */
   path?: string;
-  /** Without it every request is served as `identity` (or `anonymous`). */
+  /** Without it every request is served as `identity` (or `anonymous`), and each MCP session has its own memory. */
   auth?: McpAuthHook;
   /**
-   * Host headers accepted (DNS-rebinding protection). Default: when bound to loopback,
-   * `127.0.0.1:<port>` and `localhost:<port>`; otherwise any.
+   * Host headers accepted (DNS-rebinding protection; 403 otherwise). Default: when bound to
+   * loopback, `127.0.0.1:<port>`, `localhost:<port>` and `[::1]:<port>`; otherwise any.
    */
   allowedHosts?: string[];
-  /** Largest accepted request body in bytes (default 1 MiB). */
+  /**
+   * `Origin` headers accepted (403 otherwise, as the MCP transport spec requires). A request with
+   * no Origin (a non-browser client) is not affected. Default: when bound to loopback, the
+   * server's own loopback origins; otherwise none.
+   */
+  allowedOrigins?: string[];
+  /** Largest accepted request body in bytes, on every request (default 1 MiB); a larger declared Content-Length gets 413 unread. */
   maxBodyBytes?: number;
+  /** Open MCP sessions at most (default 1,000); a new one then replaces the least recently used idle session. */
+  maxSessions?: number;
+  /** A session with no request for this long is closed and its stored context removed (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /**
+   * Serve a non-loopback address without `auth`. Refused unless set, and then `allowedHosts`
+   * and `allowedOrigins` must be given: anyone who can reach the port could call every tool.
+   */
+  allowUnauthenticated?: boolean;
+  /**
+   * Many processes, one client: no MCP session lives in this process. The session record (owner)
+   * and every AgentContext live in `store` (Redis or PostgreSQL shared by the processes), so any
+   * process serves any request. Idle sessions expire with the store's TTL (`sessionTtlSeconds`).
+   * Approvals answer APPROVAL_REQUIRED (an elicitation's answer could reach another process).
+   */
+  stateless?: boolean;
 }
 
 export interface HttpHandle {
@@ -59,35 +84,149 @@ export interface HttpHandle {
   readonly host: string;
   /** Number of open MCP sessions. */
   sessionCount(): number;
-  /** Closes every MCP session and the HTTP server. */
+  /** Closes every MCP session (removing what they stored) and the HTTP server. */
   close(): Promise<void>;
 }
 
+/** serveHttp was asked for an unsafe or impossible setup; nothing was bound. */
+export class McpServeConfigError extends ToolwrightError {
+  constructor(message: string) {
+    super('INVALID_MCP_CONFIG', message);
+  }
+}
+
 interface Session {
+  id: string;
   transport: StreamableHTTPServerTransport;
   server: Server;
   owner: string;
+  identity: McpIdentity;
+  /** POST requests in flight: such a session is neither idle nor evicted. */
+  active: number;
+  timer?: NodeJS.Timeout;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** What a stateless server keeps of an MCP session, in the store under `mcp-session:<id>`. */
+interface SessionRecord {
+  owner: string;
+}
+
+const RECORD_PREFIX = 'mcp-session:';
+const DEFAULT_MAX_SESSIONS = 1000;
+const DEFAULT_IDLE_MS = 30 * 60_000;
+
+/** Compares bearer tokens in constant time (SHA-256 first, so lengths never differ). */
+export function tokenAuth(tokens: Readonly<Record<string, McpIdentity>>): McpAuthHook {
+  const known = Object.entries(tokens).map(([token, identity]) => ({ digest: sha256(token), identity }));
+  return ({ token }) => {
+    if (token === undefined) return undefined;
+    const digest = sha256(token);
+    let found: McpIdentity | undefined;
+    // Every token is compared, so the time taken says nothing about which one matched.
+    for (const entry of known) if (timingSafeEqual(entry.digest, digest)) found = entry.identity;
+    return found;
+  };
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
 
 /**
- * Serves the registry over MCP Streamable HTTP (stateful: one MCP server, and one AgentContext,
- * per MCP session). With `auth`, every request must map to an identity, and a session can only be
- * used by the identity that opened it.
+ * Serves the registry over MCP Streamable HTTP: one MCP server, and one AgentContext, per MCP
+ * session (or, with `stateless`, everything in a shared store). With `auth`, every request must
+ * map to an identity, and a session can only be used by the identity that opened it. Host and
+ * Origin are checked on every request, bodies are bounded, sessions are bounded in number and
+ * idle time, and what a session stored is removed when it ends (DELETE, expiry, eviction).
  */
 export async function serveHttp(registry: ToolRegistry, options: HttpServeOptions = {}): Promise<HttpHandle> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const serverOptions: McpServerOptions = { ...options, store: options.store ?? new InMemoryStore() };
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_MS;
+  checkOptions(options, host, maxSessions, idleMs, maxBodyBytes);
+  const store: SessionStore = options.store ?? new InMemoryStore();
+  const memoryScope = options.memoryScope ?? (options.auth ? 'user' : 'session');
+  const serverOptions: McpServerOptions = { ...options, store, memoryScope };
   const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${String(error)}\n`));
   const sessions = new Map<string, Session>();
-  let allowedHosts = options.allowedHosts;
+  let allowedHosts = options.allowedHosts?.map((h) => h.toLowerCase());
+  let allowedOrigins = options.allowedOrigins?.map((o) => o.toLowerCase());
+  const fallbackIdentity: McpIdentity = options.identity ?? { userId: 'anonymous' };
+
+  /** Removes what an ended session stored: its AgentContext, and its memory when scoped to it. */
+  const forget = async (id: string, identity: McpIdentity): Promise<void> => {
+    const { key, memoryKey } = mcpStoreKeys(id, identity, serverOptions);
+    try {
+      await Promise.all([
+        store.deleteSession(key),
+        memoryScope === 'session' ? store.deleteMemory(memoryKey) : undefined,
+        options.stateless ? store.deleteSession(recordKey(id, identity)) : undefined,
+      ]);
+    } catch (error) {
+      onError(error);
+    }
+  };
+
+  const end = async (session: Session): Promise<void> => {
+    if (sessions.get(session.id) !== session) return;
+    sessions.delete(session.id);
+    clearTimeout(session.timer);
+    await session.server.close().catch(onError);
+    await forget(session.id, session.identity);
+  };
+
+  const touch = (session: Session) => {
+    if (sessions.get(session.id) !== session) return; // ended meanwhile (DELETE, eviction)
+    // Map order is recency order: the first idle entry is the least recently used.
+    sessions.delete(session.id);
+    sessions.set(session.id, session);
+    session.timer?.refresh();
+  };
+
+  const expire = (session: Session) => {
+    if (session.active > 0) return void session.timer?.refresh();
+    void end(session);
+  };
+
+  /** Room for one more session: the least recently used idle one goes. */
+  const makeRoom = async (): Promise<boolean> => {
+    if (sessions.size < maxSessions) return true;
+    for (const session of sessions.values()) {
+      if (session.active === 0) {
+        await end(session);
+        return true;
+      }
+    }
+    return false;
+  };
+
+  const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    // Only calls in flight keep a session busy: an open GET stream alone does not stop it idling out.
+    const busy = req.method === 'POST';
+    if (busy) session.active++;
+    touch(session);
+    try {
+      await session.transport.handleRequest(req, res, body);
+    } finally {
+      if (busy) session.active--;
+      touch(session);
+    }
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${path}.`);
+
+    // DNS rebinding and cross-site requests: checked before anything else, on every request.
+    const hostHeader = headerValue(req, 'host')?.toLowerCase();
+    if (allowedHosts && (!hostHeader || !allowedHosts.includes(hostHeader))) return sendError(res, 403, -32000, 'Forbidden: Host not allowed.');
+    const origin = headerValue(req, 'origin')?.toLowerCase();
+    if (origin !== undefined && !(allowedOrigins ?? []).includes(origin)) return sendError(res, 403, -32000, 'Forbidden: Origin not allowed.');
+
+    const declared = Number(headerValue(req, 'content-length') ?? 0);
+    if (declared > maxBodyBytes) return tooLarge(res, maxBodyBytes);
 
     let identity: McpIdentity | undefined;
     if (options.auth) {
@@ -110,37 +249,92 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     }
     const owner = identity ? `${identity.tenantId ?? ''}\u0000${identity.userId}` : '';
 
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = JSON.parse(await readBody(req, maxBodyBytes));
+      } catch (error) {
+        if (error instanceof BodyTooLarge) return tooLarge(res, maxBodyBytes);
+        return sendError(res, 400, -32700, 'Parse error: the request body is not valid JSON.');
+      }
+    }
+
     const sessionId = headerValue(req, 'mcp-session-id');
+    if (options.stateless) return serveStateless(req, res, body, sessionId, identity, owner);
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // The same answer for "unknown" and "someone else's": session ids are not to be probed.
       if (!session || session.owner !== owner) return sendError(res, 404, -32001, 'Session not found: start a new MCP session (initialize).');
-      return session.transport.handleRequest(req, res);
+      return serve(session, req, res, body);
     }
 
     if (req.method !== 'POST') return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize (POST) first.');
-    let body: unknown;
-    try {
-      body = JSON.parse(await readBody(req, maxBodyBytes));
-    } catch (error) {
-      if (error instanceof BodyTooLarge) return sendError(res, 413, -32600, `Request body is larger than ${maxBodyBytes} bytes.`);
-      return sendError(res, 400, -32700, 'Parse error: the request body is not valid JSON.');
-    }
     if (!isInitializeRequest(body)) return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize first, then the mcp-session-id header it returns.');
+    if (!(await makeRoom())) {
+      res.setHeader('Retry-After', '5');
+      return sendError(res, 503, -32000, 'Too many open MCP sessions; try again later.');
+    }
 
     const server = createMcpServer(registry, serverOptions);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const session: Session = { id: '', transport: undefined as never, server, owner, identity: identity ?? fallbackIdentity, active: 0 };
+    session.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, owner });
+        session.id = id;
+        session.timer = setTimeout(() => expire(session), idleMs).unref();
+        sessions.set(id, session);
       },
-      ...(allowedHosts ? { allowedHosts, enableDnsRebindingProtection: true } : {}),
     });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
+    session.transport.onclose = () => void end(session);
+    await server.connect(session.transport);
+    await serve(session, req, res, body);
+  };
+
+  /** Stateless: the session record in the store says who owns it; a fresh server answers each request. */
+  const serveStateless = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    sessionId: string | undefined,
+    identity: McpIdentity | undefined,
+    owner: string,
+  ): Promise<void> => {
+    const who = identity ?? fallbackIdentity;
+    if (sessionId === undefined) {
+      if (req.method !== 'POST' || !isInitializeRequest(body)) {
+        return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize first, then the mcp-session-id header it returns.');
+      }
+      const id = randomUUID();
+      const record: SessionRecord = { owner };
+      await store.saveSession(recordKey(id, who), { set: { record }, deleted: [], appended: [] });
+      return answerOnce(req, res, body, id, () => id);
+    }
+    const stored = await store.loadSession(recordKey(sessionId, who));
+    const record = stored?.state.record as SessionRecord | undefined;
+    if (!record || record.owner !== owner) return sendError(res, 404, -32001, 'Session not found: start a new MCP session (initialize).');
+    if (req.method === 'DELETE') {
+      await forget(sessionId, who);
+      res.writeHead(200).end();
+      return;
+    }
+    // No standalone SSE stream: server-initiated messages could not reach a client served by another process.
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST, DELETE');
+      return sendError(res, 405, -32000, 'Method not allowed: this server is stateless (POST requests only).');
+    }
+    return answerOnce(req, res, body, sessionId, undefined);
+  };
+
+  /** One request, one server and transport (stateless), the MCP session id given as the context's session. */
+  const answerOnce = async (req: IncomingMessage, res: ServerResponse, body: unknown, id: string, generate: (() => string) | undefined) => {
+    const server = createMcpServer(registry, { ...serverOptions, sessionId: id });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: generate, enableJsonResponse: true });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await transport.handleRequest(req, res, body);
+    } finally {
+      await server.close().catch(onError);
+    }
   };
 
   const http: HttpServer = createServer((req, res) => {
@@ -158,7 +352,11 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     });
   });
   const port = (http.address() as AddressInfo).port;
-  if (!allowedHosts && LOOPBACK.has(host)) allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  if (isLoopback(host)) {
+    const names = ['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${port}`);
+    allowedHosts ??= names;
+    allowedOrigins ??= names.map((h) => `http://${h}`);
+  }
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
   return {
@@ -167,13 +365,37 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     host,
     sessionCount: () => sessions.size,
     close: async () => {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.allSettled(open.map((s) => s.server.close()));
+      // Stateful sessions cannot outlive this process: what they stored goes with them.
+      await Promise.allSettled([...sessions.values()].map((s) => end(s)));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+function recordKey(id: string, identity: McpIdentity): SessionKey {
+  return { sessionId: `${RECORD_PREFIX}${id}`, tenantId: identity.tenantId };
+}
+
+function checkOptions(options: HttpServeOptions, host: string, maxSessions: number, idleMs: number, maxBodyBytes: number): void {
+  for (const [name, value] of Object.entries({ maxSessions, sessionIdleTimeoutMs: idleMs, maxBodyBytes })) {
+    if (!Number.isInteger(value) || value < 1) throw new McpServeConfigError(`serveHttp: ${name} must be a positive integer, got ${value}.`);
+  }
+  if (options.auth || isLoopback(host)) return;
+  if (!options.allowUnauthenticated) {
+    throw new McpServeConfigError(
+      `serveHttp: refusing to serve ${host} (not loopback) without auth: anyone who reaches it could call every tool. ` +
+        'Pass auth (e.g. tokenAuth({ [token]: identity })), bind 127.0.0.1, or set allowUnauthenticated with allowedHosts and allowedOrigins.',
+    );
+  }
+  if (!options.allowedHosts?.length || !options.allowedOrigins?.length) {
+    throw new McpServeConfigError('serveHttp: allowUnauthenticated on a non-loopback address needs explicit allowedHosts and allowedOrigins.');
+  }
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 function bearerToken(req: IncomingMessage): string | undefined {
@@ -188,18 +410,31 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
 
 class BodyTooLarge extends Error {}
 
+/** Reads at most `limit` bytes; past it, stops at once (the 413 answer closes the connection). */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      // Past the limit the rest is drained unread, so the 413 answer still reaches the client.
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on('end', () => (size > limit ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        reject(new BodyTooLarge());
+      } else {
+        chunks.push(chunk);
+      }
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+function tooLarge(res: ServerResponse, limit: number): void {
+  // The body is not read: the connection cannot be reused, so it is closed after the answer.
+  res.setHeader('Connection', 'close');
+  sendError(res, 413, -32600, `Request body is larger than ${limit} bytes.`);
 }
 
 function sendError(res: ServerResponse, status: number, code: number, message: string): void {

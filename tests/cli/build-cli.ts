@@ -23,6 +23,8 @@ export interface BuiltCli {
   fixture: string;
   /** The compiled tests/fixtures/policy.config.js (tools behind every kind of policy). */
   policyFixture: string;
+  /** The compiled tests/fixtures/hostile.config.js (texts with terminal escape sequences). */
+  hostileFixture: string;
 }
 
 export function buildCli(): BuiltCli {
@@ -31,6 +33,7 @@ export function buildCli(): BuiltCli {
     main: join(target, 'src', 'cli', 'main.js'),
     fixture: join(target, 'tests', 'fixtures', 'toolwright.config.js'),
     policyFixture: join(target, 'tests', 'fixtures', 'policy.config.js'),
+    hostileFixture: join(target, 'tests', 'fixtures', 'hostile.config.js'),
   };
   if (existsSync(join(target, 'ok'))) return built;
   mkdirSync(CACHE, { recursive: true });
@@ -63,7 +66,12 @@ function compile(target: string): void {
     JSON.stringify({
       extends: join(ROOT, 'tsconfig.build.json'),
       compilerOptions: { outDir: work, rootDir: ROOT, declaration: false, sourceMap: false, incremental: false },
-      files: [join(ROOT, 'src/cli/main.ts'), join(ROOT, 'tests/fixtures/toolwright.config.ts'), join(ROOT, 'tests/fixtures/policy.config.ts')],
+      files: [
+        join(ROOT, 'src/cli/main.ts'),
+        join(ROOT, 'tests/fixtures/toolwright.config.ts'),
+        join(ROOT, 'tests/fixtures/policy.config.ts'),
+        join(ROOT, 'tests/fixtures/hostile.config.ts'),
+      ],
       include: [],
     }),
   );
@@ -101,6 +109,7 @@ function sourceHash(): string {
     ...walk(join(ROOT, 'src')),
     join(ROOT, 'tests/fixtures/toolwright.config.ts'),
     join(ROOT, 'tests/fixtures/policy.config.ts'),
+    join(ROOT, 'tests/fixtures/hostile.config.ts'),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
   ];

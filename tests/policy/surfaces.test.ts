@@ -7,6 +7,7 @@ import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { AIMessageChunk, ToolMessage } from '@langchain/core/messages';
 import { FakeStreamingChatModel } from '@langchain/core/utils/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { Agent as OpenAIAgent, Runner, Usage, type Model as OpenAIModel, type ModelRequest as OpenAIRequest, type ModelResponse } from '@openai/agents-core';
@@ -214,7 +215,29 @@ const cliSurface: Surface = {
   },
 };
 
-const SURFACES = [registrySurface, runnerSurface, mcpSurface, aiSdkSurface, openAISurface, langChainSurface, cliSurface];
+/** `toolwright mcp` over stdio, spawned by the SDK's client, running as alice of t1. */
+async function stdioClient(): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli.main, 'mcp', '--module', cli.policyFixture, '--user', 'alice', '--tenant', 't1'],
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'table-stdio', version: '1.0.0' });
+  await client.connect(transport);
+  mcpClients.push(client);
+  return client;
+}
+
+const mcpStdioSurface: Surface = {
+  name: 'MCP (SDK client, stdio, built CLI)',
+  listed: async () => (await (await stdioClient()).listTools()).tools.map((t) => t.name),
+  call: async (tool, args) => {
+    const result = (await (await stdioClient()).callTool({ name: tool, arguments: args })) as CallToolResult;
+    return result.isError ? fromJson(mcpText(result)) : { ran: true };
+  },
+};
+
+const SURFACES = [registrySurface, runnerSurface, mcpSurface, mcpStdioSurface, aiSdkSurface, openAISurface, langChainSurface, cliSurface];
 
 /** policy → the tool behind it, valid arguments, and the one outcome every surface must give. */
 const POLICIES: Array<[policy: string, tool: string, args: Record<string, unknown>, listed: boolean, expected: Outcome]> = [
@@ -248,7 +271,7 @@ describe.each(SURFACES.map((s) => [s.name, s] as const))('%s', (_name, surface) 
   it.each(POLICIES)('%s: %s gives the same outcome as everywhere else', async (_policy, tool, args, _listed, expected) => {
     const outcome = await surface.call(tool, args);
     expect({ ran: outcome.ran, code: outcome.code }).toEqual(expected);
-    if (tool !== 'echo' && surface !== cliSurface) expect(executed).toEqual([]);
+    if (tool !== 'echo' && surface !== cliSurface && surface !== mcpStdioSurface) expect(executed).toEqual([]);
     // A refusal never advertises a hidden tool (TOOL_NOT_FOUND lists only what the caller may use).
     for (const hidden of HIDDEN) if (hidden !== tool) expect(outcome.text ?? '').not.toContain(hidden);
   });

@@ -1,0 +1,31 @@
+/**
+ * One MCP server process for the stateless multi-process test: serves the fixture tools over
+ * Streamable HTTP with `stateless: true` on a shared Redis or PostgreSQL store, prints
+ * `url <url>` once listening, and stops when its stdin closes.
+ */
+import { serveHttp } from '../../src/mcp';
+import { PostgresStore } from '../../src/stores/postgres.store';
+import { RedisStore } from '../../src/stores/redis.store';
+import type { SessionStore } from '../../src/stores/store';
+import { registry } from '../fixtures/toolwright.config';
+
+export interface McpWorkerArgs {
+  kind: 'redis' | 'postgres';
+  target: string;
+}
+
+async function main(): Promise<void> {
+  const args = JSON.parse(process.argv[2] as string) as McpWorkerArgs;
+  const store: SessionStore = args.kind === 'redis' ? new RedisStore({ url: args.target }) : new PostgresStore({ connectionString: args.target });
+  const handle = await serveHttp(registry, { stateless: true, store, name: `worker-${process.pid}` });
+  process.stdout.write(`url ${handle.url}\n`);
+  process.stdin.resume();
+  await new Promise((done) => process.stdin.once('end', done));
+  await handle.close();
+  await store.close();
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
