@@ -89,6 +89,7 @@ export {
   ToolTimeoutError,
   ToolAbortedError,
   StoreUnavailableError,
+  StoreLimitError,
   ModelError,
 } from './errors/errors';
 export type { FieldError } from './errors/errors';

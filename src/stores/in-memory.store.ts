@@ -7,6 +7,7 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import { attachIndex, CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
+import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { lastMessages } from './snapshot-rows';
@@ -34,7 +35,7 @@ export class InMemoryStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     const k = sessionKeyString(key);
-    const c = deepFreeze(copy(changes));
+    const c = deepFreeze(copyForSave(changes, () => `a session save of ${changes.appended.length} messages and ${Object.keys(changes.set).length} state keys`));
     const current = this.sessions.get(k);
     // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
     const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
@@ -59,7 +60,7 @@ export class InMemoryStore implements SessionStore {
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     const k = memoryKeyString(key);
-    const c = deepFreeze(copy(changes));
+    const c = deepFreeze(copyForSave(changes, () => `a memory save of ${changes.added.length} entries`));
     const current = this.memories.get(k);
     const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
     const entries = current?.entries ?? [];
@@ -95,6 +96,16 @@ export class InMemoryStore implements SessionStore {
 
 function copy<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
+}
+
+/** A value too large to serialize is a StoreLimitError saying what the save carried. */
+function copyForSave<T>(value: T, saving: () => string): T {
+  try {
+    return copy(value);
+  } catch (err) {
+    if (err instanceof RangeError) throw new StoreLimitError('in-memory', `${saving()}: a value is larger than JavaScript can serialize`, err);
+    throw err;
+  }
 }
 
 function deepFreeze<T>(value: T): T {

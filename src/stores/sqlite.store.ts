@@ -7,6 +7,8 @@ import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChan
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
+  describeSave,
+  describeSessionSave,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -163,7 +165,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
-    const c = encodeSessionChanges(changes);
+    const c = encodeSessionChanges(changes, 'sqlite');
     return guard('sqlite', () => {
       const db = this.db();
       const tenant = tenantOf(key);
@@ -208,7 +210,7 @@ export class SqliteStore implements SessionStore {
           );
         return updated as number;
       }).immediate();
-    });
+    }, () => describeSessionSave(c));
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -252,7 +254,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
-    const c = encodeMemoryChanges(changes);
+    const c = encodeMemoryChanges(changes, 'sqlite');
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction((): number => {
@@ -276,7 +278,7 @@ export class SqliteStore implements SessionStore {
           .pluck()
           .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
       }).immediate();
-    });
+    }, () => describeSave('a memory save', { entries: c.added }));
   }
 
   /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */
