@@ -104,6 +104,7 @@ export {
   ToolAbortedError,
   ApprovalRequiredError,
   StoreUnavailableError,
+  StoreLimitError,
   ModelError,
   ModelRetryError,
   InvalidIdError,

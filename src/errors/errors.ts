@@ -196,3 +196,13 @@ export class ModelRetryError extends ToolwrightError {
     super('MODEL_RETRY', message, { cause: options?.cause, captureStack: false });
   }
 }
+
+/**
+ * A save was larger than the store can take (a value over the backend's size limit, or more
+ * than JavaScript can serialize); says what was too large. Nothing was written.
+ */
+export class StoreLimitError extends ToolwrightError {
+  constructor(readonly store: string, readonly what: string, cause?: unknown) {
+    super('STORE_LIMIT', `${store} store cannot save ${what}${cause instanceof Error ? ` (${cause.message})` : ''}.`, { cause });
+  }
+}

@@ -44,20 +44,30 @@ export function fuzzyDistance(term: string): number {
 /** Levenshtein distance, or max + 1 as soon as it must exceed `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  if (b.length + 1 > rowA.length) rowA = new Int32Array(b.length + 1);
+  if (b.length + 1 > rowB.length) rowB = new Int32Array(b.length + 1);
+  let prev = rowA;
+  let cur = rowB;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    cur[0] = i;
     let best = i;
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      cur.push(v);
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1));
+      cur[j] = v;
       if (v < best) best = v;
     }
     if (best > max) return max + 1;
+    const t = prev;
     prev = cur;
+    cur = t;
   }
   return prev[b.length]!;
 }
+
+// Two reusable rows: the distance runs synchronously, so one pair serves every call.
+let rowA = new Int32Array(32);
+let rowB = new Int32Array(32);
 
 /** Terms of `vocabulary` within the fuzzy distance of `term` (for stores that expand typos against a term list). */
 export function fuzzyMatches(term: string, vocabulary: Iterable<string>): string[] {

@@ -7,6 +7,7 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import { attachIndex, CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
+import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { checkId, checkMemoryKey, checkSessionKey, lastMessages } from './snapshot-rows';
@@ -37,7 +38,7 @@ export class InMemoryStore implements SessionStore {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const k = sessionKeyString(key);
-    const c = deepFreeze(copy(changes));
+    const c = deepFreeze(copyForSave(changes, () => `a session save of ${changes.appended.length} messages and ${Object.keys(changes.set).length} state keys`));
     const current = this.sessions.get(k);
     // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
     const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
@@ -85,7 +86,7 @@ export class InMemoryStore implements SessionStore {
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const k = memoryKeyString(key);
-    const c = deepFreeze(copy(changes));
+    const c = deepFreeze(copyForSave(changes, () => `a memory save of ${changes.added.length} entries`));
     const current = this.memories.get(k);
     const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
     const entries = current?.entries ?? [];
@@ -127,6 +128,16 @@ export class InMemoryStore implements SessionStore {
 
 function copy<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
+}
+
+/** A value too large to serialize is a StoreLimitError saying what the save carried. */
+function copyForSave<T>(value: T, saving: () => string): T {
+  try {
+    return copy(value);
+  } catch (err) {
+    if (err instanceof RangeError) throw new StoreLimitError('in-memory', `${saving()}: a value is larger than JavaScript can serialize`, err);
+    throw err;
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -7,6 +7,10 @@ import {
   checkId,
   checkMemoryKey,
   checkSessionKey,
+  describeSave,
+  describeSessionSave,
+  encodedSize,
+  saveAllowanceMs,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -123,6 +127,7 @@ export class PostgresStore implements SessionStore {
   private readonly owned: boolean;
   private readonly s: string;
   private readonly ttlSeconds?: number;
+  private readonly timeoutMs: number;
   private ready?: Promise<void>;
 
   constructor(options: PostgresStoreOptions = {}) {
@@ -132,6 +137,7 @@ export class PostgresStore implements SessionStore {
     this.ttlSeconds = options.sessionTtlSeconds;
     this.owned = !options.pool;
     const timeout = options.statementTimeoutMs ?? 5000;
+    this.timeoutMs = timeout;
     this.pool =
       options.pool ??
       new (pg().Pool)({
@@ -175,8 +181,9 @@ export class PostgresStore implements SessionStore {
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
-    const c = encodeSessionChanges(changes);
-    return this.transaction(async (db) => {
+    const c = encodeSessionChanges(changes, 'postgres');
+    const size = encodedSize([...c.appended, ...(c.replaced ?? []), ...c.set.map(([, v]) => v)]);
+    return this.transaction(size, () => describeSessionSave(c), async (db) => {
       // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
       // this session queue here and each sees the previous one's last_seq.
       const locked = await db.query(
@@ -245,7 +252,7 @@ export class PostgresStore implements SessionStore {
   async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
     checkSessionKey(key);
     if (userId !== null) checkId('userId', userId);
-    return this.transaction(async (db) => {
+    return this.transaction({ rows: 0, chars: 0 }, () => 'a session claim', async (db) => {
       // Insert-if-absent; on conflict the row is locked until commit, so a concurrent claim waits and then sees the owner.
       const { rows } = await db.query(
         `INSERT INTO ${this.s}.sessions (tenant, session_id, user_id, expires_at)
@@ -298,8 +305,8 @@ export class PostgresStore implements SessionStore {
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
-    const c = encodeMemoryChanges(changes);
-    return this.transaction(async (db) => {
+    const c = encodeMemoryChanges(changes, 'postgres');
+    return this.transaction(encodedSize(c.added), () => describeSave('a memory save', { entries: c.added }), async (db) => {
       const locked = await db.query(
         `INSERT INTO ${this.s}.memories (tenant, agent, user_id) VALUES ($1, $2, $3)
          ON CONFLICT (tenant, agent, user_id) DO UPDATE SET tenant = EXCLUDED.tenant RETURNING id, last_seq`,
@@ -384,28 +391,37 @@ export class PostgresStore implements SessionStore {
     });
   }
 
-  private transaction<T>(work: (db: PoolClient) => Promise<T>): Promise<T> {
-    return guard('postgres', async () => {
-      await this.migrated();
-      const db = await this.pool.connect();
-      let broken = false;
-      // A checked-out client reports a lost connection on itself, not on the pool.
-      const lost = () => (broken = true);
-      db.on('error', lost);
-      try {
-        await db.query('BEGIN');
-        const result = await work(db);
-        await db.query('COMMIT');
-        return result;
-      } catch (err) {
-        // A failed ROLLBACK means the connection is gone: drop it rather than reuse it.
-        await db.query('ROLLBACK').catch(() => (broken = true));
-        throw err;
-      } finally {
-        db.off('error', lost);
-        db.release(broken);
-      }
-    });
+  /** One save in a transaction; a large one gets statement and read timeouts grown with its size. */
+  private transaction<T>(size: { rows: number; chars: number }, saving: () => string, work: (db: Queryable) => Promise<T>): Promise<T> {
+    return guard(
+      'postgres',
+      async () => {
+        await this.migrated();
+        const extra = saveAllowanceMs(size.rows, size.chars);
+        const client = await this.pool.connect();
+        const readTimeout = extra < 200 ? undefined : this.timeoutMs + 1000 + extra;
+        const db: Queryable = { query: (text, values) => client.query(readTimeout === undefined ? { text, values } : ({ text, values, query_timeout: readTimeout } as never)) };
+        let broken = false;
+        // A checked-out client reports a lost connection on itself, not on the pool.
+        const lost = () => (broken = true);
+        client.on('error', lost);
+        try {
+          await db.query('BEGIN');
+          if (readTimeout !== undefined) await db.query(`SET LOCAL statement_timeout = ${Math.ceil(this.timeoutMs + extra)}`);
+          const result = await work(db);
+          await db.query('COMMIT');
+          return result;
+        } catch (err) {
+          // A failed ROLLBACK means the connection is gone: drop it rather than reuse it.
+          await db.query('ROLLBACK').catch(() => (broken = true));
+          throw err;
+        } finally {
+          client.off('error', lost);
+          client.release(broken);
+        }
+      },
+      saving,
+    );
   }
 
   /** Creates or migrates the tables once per store; retried on the next call if it failed. */
@@ -447,6 +463,11 @@ export class PostgresStore implements SessionStore {
       db.release(broken);
     }
   }
+}
+
+/** The one thing a save does with its connection. */
+interface Queryable {
+  query(text: string, values?: unknown[]): Promise<import('pg').QueryResult>;
 }
 
 /** pg is an optional peer dependency: loaded only when a PostgresStore makes its own pool. */

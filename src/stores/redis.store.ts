@@ -8,6 +8,10 @@ import {
   checkId,
   checkMemoryKey,
   checkSessionKey,
+  describeSave,
+  describeSessionSave,
+  encodedSize,
+  saveAllowanceMs,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -155,10 +159,12 @@ export class RedisStore implements SessionStore {
   private readonly ttlMs: number;
   private readonly memoryCache: Map<string, CachedMemory>;
   private readonly memoryCacheSize: number;
+  private readonly commandTimeoutMs: number;
 
   constructor(options: RedisStoreOptions = {}) {
     this.memoryCache = new Map();
     this.memoryCacheSize = options.memoryCacheSize ?? 256;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.prefix = options.keyPrefix ?? 'toolwright:';
     this.ttlMs = options.sessionTtlSeconds ? Math.round(options.sessionTtlSeconds * 1000) : 0;
     this.owned = !options.client;
@@ -226,7 +232,7 @@ export class RedisStore implements SessionStore {
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
-    const c = encodeSessionChanges(changes);
+    const c = encodeSessionChanges(changes, 'redis');
     const args: Array<string | number> = [
       ...this.sessionKeys(key),
       this.ttlMs,
@@ -244,7 +250,7 @@ export class RedisStore implements SessionStore {
     ];
     // One array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack.
     const rows = [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
-    return Number(await guard('redis', () => this.scripts.toolwrightSaveSession(...args, rows)));
+    return Number(await guard('redis', () => this.runScript('toolwrightSaveSession', SAVE_SESSION, 3, args, rows), () => describeSessionSave(c)));
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -284,9 +290,25 @@ export class RedisStore implements SessionStore {
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
-    const c = encodeMemoryChanges(changes);
+    const c = encodeMemoryChanges(changes, 'redis');
     const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null)];
-    return Number(await guard('redis', () => this.scripts.toolwrightSaveMemory(...args, c.added)));
+    return Number(
+      await guard('redis', () => this.runScript('toolwrightSaveMemory', SAVE_MEMORY, 2, args, c.added), () => describeSave('a memory save', { entries: c.added })),
+    );
+  }
+
+  /**
+   * Runs a save script with its rows as one array argument (ioredis flattens it; spreading 100k+
+   * values into a call overflows the stack). A large save gets a command timeout grown with its
+   * size, so it is not reported as a store that is down.
+   */
+  private runScript(name: keyof ScriptedClient, lua: string, numberOfKeys: number, args: Array<string | number>, rows: readonly string[]): Promise<unknown> {
+    const size = encodedSize(rows);
+    const extra = saveAllowanceMs(size.rows, size.chars);
+    if (extra < 200) return this.scripts[name](...args, rows);
+    const command = new (ioredisCommand())('eval', [lua, numberOfKeys, ...args, rows as string[]], { replyEncoding: 'utf8' });
+    command.setTimeout(this.commandTimeoutMs + extra); // set first: ioredis then keeps it rather than its default
+    return this.client.sendCommand(command) as Promise<unknown>;
   }
 
   /** Ranked search over a memory's entries with the scope's index, cached in this process and grown from the stored list's tail. */
@@ -341,6 +363,11 @@ function deepFreeze<T>(value: T): T {
     for (const k of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[k]);
   }
   return value;
+}
+
+function ioredisCommand(): typeof import('ioredis').Command {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('ioredis').Command;
 }
 
 /** ioredis is an optional peer dependency: loaded only when a RedisStore makes its own client. */

@@ -1,4 +1,4 @@
-import { InvalidIdError, StoreUnavailableError } from '../errors/errors';
+import { InvalidIdError, StoreLimitError, StoreUnavailableError } from '../errors/errors';
 import type { Message } from '../session/message';
 import type {
   MemoryChanges,
@@ -97,14 +97,57 @@ export function tenantOf(key: { tenantId?: string }): string {
   return key.tenantId ?? '';
 }
 
-/** Every backend failure (down, timeout, locked, closed, unwritable) surfaces as one typed error. */
-export async function guard<T>(store: string, op: () => Promise<T> | T): Promise<T> {
+/**
+ * Every backend failure (down, timeout, locked, closed, unwritable) surfaces as one typed error;
+ * a save the backend refuses for its size as StoreLimitError saying what was too large.
+ */
+export async function guard<T>(store: string, op: () => Promise<T> | T, saving?: () => string): Promise<T> {
   try {
     return await op();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw err;
+    if (err instanceof StoreUnavailableError || err instanceof StoreLimitError) throw err;
+    if (saving && tooLarge(err)) throw new StoreLimitError(store, saving(), err);
     throw new StoreUnavailableError(store, err);
   }
+}
+
+/** Size refusals: JavaScript strings/stack, SQLITE_TOOBIG, PostgreSQL program_limit_exceeded/alloc, Redis bulk/multibulk limits. */
+function tooLarge(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  if (err instanceof RangeError) return true;
+  if (e?.code === 'SQLITE_TOOBIG' || e?.code === '54000') return true;
+  return /invalid (multi)?bulk length|string exceeds maximum|too large|too big|invalid memory alloc request size|out of memory|Invalid string length/i.test(
+    String(e?.message ?? ''),
+  );
+}
+
+/** What a save carries, for StoreLimitError: counts and the largest item. */
+export function describeSave(kind: string, groups: Record<string, readonly string[] | undefined>): string {
+  const parts: string[] = [];
+  for (const [name, rows] of Object.entries(groups)) {
+    if (!rows?.length) continue;
+    let largest = 0;
+    for (const r of rows) if (r.length > largest) largest = r.length;
+    parts.push(`${rows.length.toLocaleString('en-US')} ${name} (largest ${bytes(largest)})`);
+  }
+  return `${kind} of ${parts.join(', ') || 'nothing'}`;
+}
+
+const bytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`);
+
+/** Extra time a save of this many rows and characters may take beyond a store's usual timeout (ms). */
+export function saveAllowanceMs(rows: number, chars: number): number {
+  return Math.ceil(rows / 10 + chars / 10_000);
+}
+
+export function encodedSize(rows: Iterable<string>): { rows: number; chars: number } {
+  let n = 0;
+  let chars = 0;
+  for (const r of rows) {
+    n++;
+    chars += r.length;
+  }
+  return { rows: n, chars };
 }
 
 /** A turn's changes as the text rows the stores write; serialized before any I/O starts. */
@@ -118,7 +161,16 @@ export interface EncodedSessionChanges {
   pendingRun: string | null | undefined;
 }
 
-export function encodeSessionChanges(changes: SessionChanges): EncodedSessionChanges {
+export function encodeSessionChanges(changes: SessionChanges, store = 'session'): EncodedSessionChanges {
+  try {
+    return encodeSession(changes);
+  } catch (err) {
+    if (err instanceof RangeError) throw new StoreLimitError(store, `a session save of ${changes.appended.length + (changes.replacedHistory?.length ?? 0)} messages and ${Object.keys(changes.set).length} state keys: a value is larger than JavaScript can serialize`, err);
+    throw err;
+  }
+}
+
+function encodeSession(changes: SessionChanges): EncodedSessionChanges {
   return {
     userId: changes.userId,
     set: Object.entries(changes.set).map(([k, v]) => [k, JSON.stringify(v ?? null)]),
@@ -130,8 +182,18 @@ export function encodeSessionChanges(changes: SessionChanges): EncodedSessionCha
   };
 }
 
-export function encodeMemoryChanges(changes: MemoryChanges): { added: string[]; summary: string | null | undefined } {
-  return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
+export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): { added: string[]; summary: string | null | undefined } {
+  try {
+    return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
+  } catch (err) {
+    if (err instanceof RangeError) throw new StoreLimitError(store, `a memory save of ${changes.added.length} entries: an entry is larger than JavaScript can serialize`, err);
+    throw err;
+  }
+}
+
+/** What a session save carries, for StoreLimitError. */
+export function describeSessionSave(c: EncodedSessionChanges): string {
+  return describeSave('a session save', { messages: [...(c.replaced ?? []), ...c.appended], 'state values': c.set.map(([, v]) => v) });
 }
 
 /** The longest id (in UTF-8 bytes) every store keeps and indexes: PostgreSQL's btree entries cap at ~2.7 KB per key tuple. */

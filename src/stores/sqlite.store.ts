@@ -10,6 +10,8 @@ import {
   checkId,
   checkMemoryKey,
   checkSessionKey,
+  describeSave,
+  describeSessionSave,
   encodeMemoryChanges,
   encodeSessionChanges,
   guard,
@@ -169,7 +171,7 @@ export class SqliteStore implements SessionStore {
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
-    const c = encodeSessionChanges(changes);
+    const c = encodeSessionChanges(changes, 'sqlite');
     return guard('sqlite', () => {
       const db = this.db();
       const tenant = tenantOf(key);
@@ -214,7 +216,7 @@ export class SqliteStore implements SessionStore {
           );
         return updated as number;
       }).immediate();
-    });
+    }, () => describeSessionSave(c));
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -311,7 +313,7 @@ export class SqliteStore implements SessionStore {
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
-    const c = encodeMemoryChanges(changes);
+    const c = encodeMemoryChanges(changes, 'sqlite');
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction((): number => {
@@ -335,7 +337,7 @@ export class SqliteStore implements SessionStore {
           .pluck()
           .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
       }).immediate();
-    });
+    }, () => describeSave('a memory save', { entries: c.added }));
   }
 
   /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../../src/errors/errors';
+import { StoreLimitError, StoreUnavailableError } from '../../src/errors/errors';
 import { RedisStore } from '../../src/stores/redis.store';
 import { freePort, startRedis, type RedisServer } from '../support/servers';
 import { killMidWrite } from './crash-consistency';
@@ -41,6 +41,32 @@ describe('RedisStore', () => {
     } finally {
       raw.disconnect();
       await store.close();
+    }
+  });
+
+  it('a save larger than the server accepts fails with StoreLimitError saying what was too large, and the store keeps serving', async () => {
+    const own = await startRedis();
+    const Redis = (await import('ioredis')).default;
+    const admin = new Redis(own.url);
+    await admin.config('SET', 'proto-max-bulk-len', String(1024 * 1024));
+    admin.disconnect();
+    const store = new RedisStore({ url: own.url });
+    try {
+      const big = { role: 'user' as const, content: 'x'.repeat(1_500_000) };
+      const error = await store.saveSession({ sessionId: 'big' }, { set: {}, deleted: [], appended: [{ role: 'user', content: 'hi' }, big] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreLimitError);
+      expect((error as StoreLimitError).code).toBe('STORE_LIMIT');
+      expect((error as Error).message).toMatch(/a session save of 2 messages \(largest 1\.4 MB\)/);
+      // Redis closes the connection on a refused bulk; the store reconnects and serves again, with nothing half-written.
+      let loaded: unknown = 'not yet';
+      for (let i = 0; i < 50 && loaded === 'not yet'; i++) {
+        loaded = await store.loadSession({ sessionId: 'big' }).catch(() => new Promise((r) => setTimeout(() => r('not yet'), 100)));
+      }
+      expect(loaded).toBeUndefined();
+      await expect(store.saveSession({ sessionId: 'small' }, { set: { a: 1 }, deleted: [], appended: [] })).resolves.toBe(1);
+    } finally {
+      await store.close();
+      await own.destroy();
     }
   });
 

@@ -379,6 +379,27 @@ export function describeStoreConformance(
         expect(await store.loadSession({ sessionId: id, tenantId: id })).toMatchObject({ sessionId: id, tenantId: id, userId: id, state: { i } });
       }
     });
+    it('saves 120,000 messages and 100,000 memory entries in one save each, and loads them back', async () => {
+      const key = { sessionId: sid() };
+      const ctx = new AgentContext({ sessionId: key.sessionId });
+      for (let i = 0; i < 120_000; i++) ctx.addMessage(user(`m${i}`));
+      ctx.setState('big', 'x'.repeat(100_000));
+      await expect(store.saveSession(key, ctx.takeChanges())).resolves.toBe(1);
+      const snap = (await store.loadSession(key))!;
+      expect(snap.history).toHaveLength(120_000);
+      expect(snap.history[119_999]).toEqual(user('m119999'));
+      expect((snap.state.big as string).length).toBe(100_000);
+
+      const memoryKey = { agentName: 'bulk', userId: sid() };
+      const memory = new AgentMemory(memoryKey);
+      for (let i = 0; i < 100_000; i++) memory.remember(`entry ${i} about topic${i % 100}`);
+      await expect(store.saveMemory(memoryKey, memory.takeChanges())).resolves.toBe(1);
+      const loaded = (await store.loadMemory(memoryKey))!;
+      expect(loaded.entries).toHaveLength(100_000);
+      expect(AgentMemory.fromSnapshot(loaded).search('topic42', 3)).toHaveLength(3);
+      await store.deleteSession(key);
+    }, 120_000);
+
     describeMemorySearch(() => store);
 
     if (features.ttl) {
