@@ -56,7 +56,7 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .description('List the tools and their schemas')
     .addOption(moduleOption())
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
-    .option('--strict', 'with --format openai: OpenAI strict-mode schemas')
+    .option('--strict', 'with --format openai or anthropic: strict-mode schemas')
     .action(async (opts: { module?: string; format: Format; strict?: boolean }) => {
       const registry = await loadRegistry(opts.module, io.cwd);
       io.stdout(formatList(registry, opts.format, opts.strict === true));
@@ -162,7 +162,7 @@ function formatList(registry: ToolRegistry, format: Format, strict: boolean): st
     case 'openai':
       return json(defs.map((d) => toOpenAITool(d, { strict })));
     case 'anthropic':
-      return json(defs.map(toAnthropicTool));
+      return json(defs.map((d) => toAnthropicTool(d, { strict })));
     case 'gemini':
       return json(defs.map(toGeminiFunctionDeclaration));
     case 'mcp':
