@@ -91,6 +91,7 @@ export type { IdempotencyEntry, IdempotencyStorage, IdempotentOutcome } from './
 // Provider tool formats
 export { toOpenAITool, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, nullsToAbsent } from './schema/providers';
 export type { OpenAITool, AnthropicTool, GeminiFunctionDeclaration, GeminiSchema, McpTool } from './schema/providers';
+export { OPENAI_STRICT_LIMITS, type StrictOptions } from './schema/providers';
 
 // Errors
 export {

@@ -59,7 +59,7 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .description('List the tools and their schemas')
     .addOption(moduleOption())
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
-    .option('--strict', 'with --format openai: OpenAI strict-mode schemas')
+    .option('--strict', 'with --format openai or anthropic: strict-mode schemas')
     .option('--user <id>', 'list what this userId may use')
     .option('--tenant <id>', 'list what this tenantId may use')
     .action(async (opts: { module?: string; format: Format; strict?: boolean; user?: string; tenant?: string }) => {
@@ -178,7 +178,7 @@ function formatList(registry: ToolRegistry, format: Format, strict: boolean, nam
     case 'openai':
       return json(defs.map((d) => toOpenAITool(d, { strict })));
     case 'anthropic':
-      return json(defs.map(toAnthropicTool));
+      return json(defs.map((d) => toAnthropicTool(d, { strict })));
     case 'gemini':
       return json(defs.map(toGeminiFunctionDeclaration));
     case 'mcp':

@@ -121,7 +121,9 @@ export function targetValidationMetadatas(target: Function): ValidationMetadata[
   const all = validationMetadataMap(storage);
   const chain = new Map<Function, ValidationMetadata[]>();
   const ancestors: Function[] = [];
-  for (let c = Object.getPrototypeOf(target) as Function | null; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) ancestors.unshift(c);
+  for (let c = Object.getPrototypeOf(target) as Function | null; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    ancestors.unshift(c);
+  }
   for (const c of [...ancestors, target]) {
     const own = all.get(c);
     if (own) chain.set(c, own);

@@ -1,3 +1,4 @@
+import { ToolDefinitionError } from '../errors/errors';
 import type { JsonSchema, JsonSchemaType, ToolDefinition } from './json-schema';
 
 /**
@@ -14,6 +15,15 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: JsonSchema & { type: 'object' };
+  /** Strict tool use (grammar-constrained inputs); present when asked for. */
+  strict?: boolean;
+}
+
+export interface StrictOptions {
+  /** Send the tool in the provider's strict mode when its schema allows it (default false). */
+  strict?: boolean;
+  /** Told why a tool asked for in strict mode is sent non-strict instead (the schema is sent as written). */
+  onFallback?: (reason: string, tool: string) => void;
 }
 
 /** Gemini's `Schema`: a subset of the OpenAPI 3.0 schema object. */
@@ -68,8 +78,24 @@ const OPENAI_STRICT_KEYWORDS = new Set([
   'properties', 'required', 'additionalProperties', 'items', 'anyOf', '$ref', '$defs', 'definitions',
 ]);
 
-/** Thrown inside the strict transform when a schema has no strict equivalent (an open object, say). */
+/** Thrown inside a strict transform when a schema has no strict equivalent (an open object, say). */
 class NotStrictRepresentable extends Error {}
+
+/**
+ * OpenAI's published Structured Outputs limits: a schema over them is refused by the API, so the
+ * tool is sent non-strict instead. Nesting counts object levels (the root object is level 1).
+ */
+export const OPENAI_STRICT_LIMITS = Object.freeze({
+  maxNestingLevels: 10,
+  maxProperties: 5_000,
+  maxEnumValues: 1_000,
+  /** One string enum with more than this many values ... */
+  largeEnumValues: 250,
+  /** ... may total at most this many characters. */
+  largeEnumChars: 15_000,
+  /** Property names, definition names, enum and const values together. */
+  maxTotalChars: 120_000,
+});
 
 /**
  * `{ type: 'function', function: { name, description, parameters, strict? } }`.
@@ -79,21 +105,80 @@ class NotStrictRepresentable extends Error {}
  * `additionalProperties: false` (recursively), `oneOf` becomes `anyOf`, `allOf` is merged, and
  * keywords strict mode rejects are dropped. Map the model's arguments back with
  * `nullsToAbsent(def.parameters, args)` before validating them against the original schema.
- * A schema strict mode cannot express (a free-form object) falls back to `strict: false` rather
- * than silently changing its meaning.
+ * A schema strict mode cannot express (a free-form object) or one over OpenAI's published limits
+ * (`OPENAI_STRICT_LIMITS`) falls back to `strict: false`, rather than silently changing its meaning
+ * or being refused by the API; `onFallback` is told why.
  */
-export function toOpenAITool(def: ToolDefinition, options: { strict?: boolean } = {}): OpenAITool {
+export function toOpenAITool(def: ToolDefinition, options: StrictOptions = {}): OpenAITool {
   const base = { name: def.name, description: def.description };
   if (options.strict) {
     try {
-      const root = withEmptyProperties(mergeAllOf(def.parameters));
-      return { type: 'function', function: { ...base, parameters: clone(strictify(root)), strict: true } };
+      const parameters = strictify(withEmptyProperties(mergeAllOf(def.parameters)));
+      checkOpenAILimits(parameters);
+      return { type: 'function', function: { ...base, parameters: clone(parameters), strict: true } };
     } catch (error) {
       if (!(error instanceof NotStrictRepresentable)) throw error;
+      options.onFallback?.(error.message, def.name);
       return { type: 'function', function: { ...base, parameters: clone(def.parameters), strict: false } };
     }
   }
   return { type: 'function', function: { ...base, parameters: clone(def.parameters) } };
+}
+
+/** Throws NotStrictRepresentable naming the first OpenAI limit the strict schema is over. */
+function checkOpenAILimits(root: JsonSchema): void {
+  const limits = OPENAI_STRICT_LIMITS;
+  let properties = 0;
+  let enumValues = 0;
+  let chars = 0;
+  let depth = 0;
+  const visit = (schema: JsonSchema, level: number): void => {
+    if (schema.properties) {
+      level += 1;
+      depth = Math.max(depth, level);
+      for (const [name, property] of Object.entries(schema.properties)) {
+        properties += 1;
+        chars += name.length;
+        visit(property, level);
+      }
+    }
+    if (schema.enum) {
+      enumValues += schema.enum.length;
+      const total = schema.enum.reduce<number>((n, v) => n + String(v).length, 0);
+      chars += total;
+      if (schema.enum.length > limits.largeEnumValues && total > limits.largeEnumChars) {
+        throw new NotStrictRepresentable(
+          `an enum of ${schema.enum.length} values totals ${total} characters; OpenAI strict mode allows at most ` +
+            `${limits.largeEnumChars} characters for an enum of more than ${limits.largeEnumValues} values`,
+        );
+      }
+    }
+    if (schema.const !== undefined) chars += String(schema.const).length;
+    if (schema.items) visit(schema.items, level);
+    for (const branch of schema.anyOf ?? []) visit(branch, level);
+    for (const key of ['$defs', 'definitions'] as const) {
+      for (const [name, definition] of Object.entries((schema[key] as Record<string, JsonSchema> | undefined) ?? {})) {
+        chars += name.length;
+        visit(definition, 0);
+      }
+    }
+  };
+  visit(root, 0);
+  if (depth > limits.maxNestingLevels) {
+    throw new NotStrictRepresentable(`${depth} levels of object nesting; OpenAI strict mode allows at most ${limits.maxNestingLevels}`);
+  }
+  if (properties > limits.maxProperties) {
+    throw new NotStrictRepresentable(`${properties} properties; OpenAI strict mode allows at most ${limits.maxProperties}`);
+  }
+  if (enumValues > limits.maxEnumValues) {
+    throw new NotStrictRepresentable(`${enumValues} enum values in all; OpenAI strict mode allows at most ${limits.maxEnumValues}`);
+  }
+  if (chars > limits.maxTotalChars) {
+    throw new NotStrictRepresentable(
+      `${chars} characters of property names, definition names and enum/const values; ` +
+        `OpenAI strict mode allows at most ${limits.maxTotalChars}`,
+    );
+  }
 }
 
 function strictify(input: JsonSchema): JsonSchema {
@@ -114,10 +199,7 @@ function strictify(input: JsonSchema): JsonSchema {
   }
 
   if (isObjectSchema(schema)) {
-    if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
-      throw new NotStrictRepresentable('open object');
-    }
-    if (!schema.properties) throw new NotStrictRepresentable('object without properties');
+    requireClosedObject(schema, 'strict mode');
     const required = new Set(schema.required ?? []);
     out.properties = mapValues(schema.properties, (property, key) =>
       required.has(key) ? strictify(property) : makeNullable(strictify(property)),
@@ -126,10 +208,20 @@ function strictify(input: JsonSchema): JsonSchema {
     out.additionalProperties = false;
   }
   if (isArraySchema(schema)) {
-    if (!schema.items) throw new NotStrictRepresentable('array without items');
+    if (!schema.items) throw new NotStrictRepresentable('an array does not say what its items are, which strict mode cannot express');
     out.items = strictify(schema.items);
   }
   return withNotes(out, notes);
+}
+
+/** Strict modes close every object: one that accepts unlisted properties has no strict equivalent. */
+function requireClosedObject(schema: JsonSchema, mode: string): asserts schema is JsonSchema & { properties: Record<string, JsonSchema> } {
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
+    throw new NotStrictRepresentable(`an object accepts properties it does not list (additionalProperties), which ${mode} cannot express`);
+  }
+  if (!schema.properties) {
+    throw new NotStrictRepresentable(`an object lists no properties (a free-form object), which ${mode} cannot express`);
+  }
 }
 
 /** Lets an optional property be sent as `null`: the strict-mode spelling of "absent". */
@@ -146,9 +238,84 @@ function makeNullable(schema: JsonSchema): JsonSchema {
 // ---------------------------------------------------------------------------------------------
 // Anthropic, MCP
 
-/** `{ name, description, input_schema }`: Anthropic takes JSON Schema as written. */
-export function toAnthropicTool(def: ToolDefinition): AnthropicTool {
-  return { name: def.name, description: def.description, input_schema: asObjectSchema(def.parameters) };
+/** String formats Anthropic strict tool use accepts (the rest become a note in the description). */
+const ANTHROPIC_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid']);
+
+/** Keywords that constrain nothing the model writes: dropped without a note. */
+const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment', 'discriminator']);
+
+/**
+ * `{ name, description, input_schema }`: Anthropic takes JSON Schema as written.
+ *
+ * With `strict: true` (strict tool use, grammar-constrained inputs) the schema is rewritten to the
+ * subset Anthropic publishes for it (the same rules as its SDK's `transformJSONSchema`): every object
+ * gets `additionalProperties: false`; `required` stays as it is (optional properties may be left
+ * out); `type`, `enum`/`const` of plain values, `anyOf` (`oneOf` becomes `anyOf`, `allOf` is
+ * merged), local `$ref`/`$defs`, `title`, `description`, `items`, the supported string formats and
+ * `minItems` of 0 or 1 are kept; every other keyword (`minimum`, `maxLength`, `pattern`, `maxItems`,
+ * `default`, …) moves into the description, so the model still reads it and toolwright still
+ * enforces it. A schema with no strict equivalent (a free-form object, a recursive `$ref`, a
+ * property without a type) is sent non-strict (`strict: false`), and `onFallback` is told why.
+ */
+export function toAnthropicTool(def: ToolDefinition, options: StrictOptions = {}): AnthropicTool {
+  const base = { name: def.name, description: def.description };
+  if (options.strict) {
+    try {
+      const root = anthropicStrict(withEmptyProperties(def.parameters), def.parameters, []);
+      return { ...base, input_schema: { ...clone(root), type: 'object' }, strict: true };
+    } catch (error) {
+      if (!(error instanceof NotStrictRepresentable)) throw error;
+      options.onFallback?.(error.message, def.name);
+      return { ...base, input_schema: asObjectSchema(def.parameters), strict: false };
+    }
+  }
+  return { ...base, input_schema: asObjectSchema(def.parameters) };
+}
+
+function anthropicStrict(input: JsonSchema, root: JsonSchema, refs: readonly string[]): JsonSchema {
+  if (typeof input.$ref === 'string') {
+    if (!resolveLocalRef(root, input.$ref)) throw new NotStrictRepresentable(`"${input.$ref}" is not a local $defs reference`);
+    // A reference back into its own definition is recursion, which strict tool use does not support.
+    if (refs.includes(input.$ref)) throw new NotStrictRepresentable(`"${input.$ref}" refers to itself (a recursive schema)`);
+    return { $ref: input.$ref };
+  }
+  const schema = mergeAllOf(input);
+  const out: JsonSchema = {};
+  const notes: string[] = [];
+  const plain = (v: unknown) => v === null || typeof v !== 'object';
+  const plainEnum = schema.enum !== undefined && schema.enum.length > 0 && schema.enum.every(plain);
+  const literals = plainEnum || (schema.const !== undefined && plain(schema.const));
+  const branches = schema.anyOf ?? schema.oneOf;
+  for (const [keyword, value] of Object.entries(schema)) {
+    // With plain enum/const values the type says nothing more (Anthropic's SDK drops it too).
+    if (keyword === 'type') {
+      if (!literals) out.type = value as JsonSchema['type'];
+    } else if (keyword === 'title' || keyword === 'description') setOwn(out, keyword, value);
+    else if ((keyword === 'enum' || keyword === 'const') && literals) setOwn(out, keyword, value);
+    else if (keyword === 'format' && ANTHROPIC_STRICT_FORMATS.has(String(value))) out.format = String(value);
+    else if (keyword === 'minItems' && (value === 0 || value === 1)) out.minItems = value;
+    else if (keyword === 'required' && Array.isArray(value)) out.required = [...(value as string[])];
+    else if (['properties', 'items', 'anyOf', 'oneOf', '$defs', 'definitions', 'additionalProperties'].includes(keyword)) continue;
+    else if (!SILENT_KEYWORDS.has(keyword)) notes.push(`${keyword}: ${JSON.stringify(value)}`);
+  }
+  if (branches) out.anyOf = branches.map((branch) => anthropicStrict(branch, root, refs));
+  for (const key of ['$defs', 'definitions'] as const) {
+    const defs = schema[key] as Record<string, JsonSchema> | undefined;
+    if (defs) out[key] = mapValues(defs, (definition, name) => anthropicStrict(definition, root, [...refs, `#/${key}/${name}`]));
+  }
+  if (schema.type === undefined && !literals && !branches) {
+    throw new NotStrictRepresentable('a property has no type (nor enum, const or anyOf), which strict tool use requires');
+  }
+  if (isObjectSchema(schema)) {
+    requireClosedObject(schema, 'strict tool use');
+    out.properties = mapValues(schema.properties, (property) => anthropicStrict(property, root, refs));
+    out.additionalProperties = false;
+  }
+  if (isArraySchema(schema)) {
+    if (!schema.items) throw new NotStrictRepresentable('an array does not say what its items are, which strict tool use cannot express');
+    out.items = anthropicStrict(schema.items, root, refs);
+  }
+  return withNotes(out, notes);
 }
 
 /**
@@ -191,23 +358,66 @@ const GEMINI_KEYWORDS = new Set([
  * `{ name, description, parameters }` in Gemini's OpenAPI-3 subset: type arrays with `null` become
  * `nullable: true`, `const` an enum of one, `oneOf` `anyOf`, `allOf` is merged, local `$ref`s are
  * inlined, `exclusiveMinimum`/`exclusiveMaximum` become bounds, `examples` the single `example`;
+/** Gemini's function names: a letter or `_` first, then letters, digits, `_`, `.`, `:` or `-`; at most 64. */
+const GEMINI_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
+
+/** Thrown inside the Gemini transform for a part Gemini refuses (an OBJECT without properties). */
+class NotGeminiRepresentable extends Error {
+  constructor(
+    readonly reason: string,
+    readonly path = '',
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * `{ name, description, parameters }` in Gemini's OpenAPI-3 subset: type arrays with `null` become
+ * `nullable: true`, `const` an enum of one, `oneOf` `anyOf`, `allOf` is merged, local `$ref`s are
+ * inlined, `exclusiveMinimum`/`exclusiveMaximum` become bounds, `examples` the single `example`;
  * `additionalProperties`, `$schema` and unsupported formats are dropped (constraints the model
  * should still know about are kept as a note in the description).
+ *
+ * Gemini refuses an OBJECT without properties (a free-form object, an empty nested class, a
+ * recursive `$ref`): an OPTIONAL property of that kind is left out (the model cannot send it; the
+ * tool runs without it), a union branch of that kind is dropped, and a REQUIRED one cannot be
+ * declared, so this throws a ToolDefinitionError naming the tool, the property and the fix. So does
+ * a tool name Gemini refuses (it must start with a letter or an underscore).
  */
 export function toGeminiFunctionDeclaration(def: ToolDefinition): GeminiFunctionDeclaration {
+  if (!GEMINI_NAME.test(def.name)) {
+    throw new ToolDefinitionError(
+      `Tool "${def.name}" cannot be declared to Gemini: a function name must start with a letter or an underscore and ` +
+        'use only letters, digits, "_", ".", ":" or "-" (at most 64). Rename the tool, e.g. with @Tool({ name }).',
+    );
+  }
   const declaration: GeminiFunctionDeclaration = { name: def.name, description: def.description };
-  const parameters = clone(toGeminiSchema(def.parameters, def.parameters, new Set()));
+  // A root without properties is a tool without arguments: Gemini takes no `parameters` at all.
+  if (!def.parameters.properties && !def.parameters.$ref && !def.parameters.allOf) return declaration;
+  let parameters: GeminiSchema;
+  try {
+    parameters = clone(toGeminiSchema(def.parameters, def.parameters, new Set(), ''));
+  } catch (error) {
+    if (!(error instanceof NotGeminiRepresentable)) throw error;
+    if (error.path === '') return declaration; // every property was optional and left out
+    throw new ToolDefinitionError(
+      `Tool "${def.name}" cannot be declared to Gemini: its required parameter "${error.path}" is ${error.reason}, and Gemini ` +
+        'refuses an OBJECT without properties. List its properties (a nested class with @Param properties), make it optional ' +
+        '(Gemini then leaves it out), or send this tool to another provider.',
+    );
+  }
   if (parameters.properties && Object.keys(parameters.properties).length > 0) declaration.parameters = parameters;
   return declaration;
 }
 
-function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>): GeminiSchema {
+function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>, path: string): GeminiSchema {
   if (typeof input.$ref === 'string') {
     const target = resolveLocalRef(root, input.$ref);
-    // Gemini has no references: inline them, and stop at a cycle rather than recurse forever.
-    if (!target || refs.has(input.$ref)) return { type: 'object', description: input.description ?? target?.description };
+    // Gemini has no references: inline them. A cycle cannot be inlined (and would be an empty OBJECT).
+    if (!target) throw new NotGeminiRepresentable(`a reference Gemini cannot inline (${input.$ref})`, path);
+    if (refs.has(input.$ref)) throw new NotGeminiRepresentable(`a recursive reference (${input.$ref})`, path);
     const { $ref: _ref, ...siblings } = input;
-    return toGeminiSchema({ ...target, ...siblings }, root, new Set([...refs, input.$ref]));
+    return toGeminiSchema({ ...target, ...siblings }, root, new Set([...refs, input.$ref]), path);
   }
   const schema = mergeAllOf(input);
   const out: GeminiSchema = {};
@@ -226,9 +436,18 @@ function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>):
   if (branches) {
     const real = branches.filter((branch) => branch.type !== 'null');
     if (real.length < branches.length) out.nullable = true;
-    const converted = real.map((branch) => toGeminiSchema(branch, root, refs));
+    // A branch Gemini refuses is dropped; with none left, the value itself cannot be declared.
+    const converted = real.flatMap((branch) => {
+      try {
+        return [toGeminiSchema(branch, root, refs, path)];
+      } catch (error) {
+        if (error instanceof NotGeminiRepresentable && real.length > 1) return [];
+        throw error;
+      }
+    });
+    if (converted.length === 0) throw new NotGeminiRepresentable('a union of objects without properties', path);
     if (converted.length === 1) Object.assign(out, converted[0], out.description ? { description: out.description } : {});
-    else if (converted.length > 1) out.anyOf = converted;
+    else out.anyOf = converted;
   }
 
   const values = schema.const !== undefined ? [schema.const] : schema.enum;
@@ -262,10 +481,28 @@ function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>):
   if (Array.isArray(schema.examples) && schema.examples.length > 0) out.example = schema.examples[0];
 
   if (schema.properties) {
-    out.properties = mapValues(schema.properties, (property) => toGeminiSchema(property, root, refs));
-    if (schema.required?.length) out.required = [...schema.required];
+    const required = new Set(schema.required ?? []);
+    const properties: Record<string, GeminiSchema> = {};
+    for (const [key, property] of Object.entries(schema.properties)) {
+      const where = path ? `${path}.${key}` : key;
+      try {
+        setOwn(properties, key, toGeminiSchema(property, root, refs, where));
+      } catch (error) {
+        // An optional property Gemini refuses is left out; a required one cannot be.
+        if (!(error instanceof NotGeminiRepresentable) || required.has(key)) throw error;
+      }
+    }
+    out.properties = properties;
+    const listed = (schema.required ?? []).filter((key) => Object.prototype.hasOwnProperty.call(properties, key));
+    if (listed.length) out.required = listed;
   }
-  if (schema.items) out.items = toGeminiSchema(schema.items, root, refs);
+  if (schema.items) out.items = toGeminiSchema(schema.items, root, refs, `${path}[]`);
+  if (out.type === 'object' && (!out.properties || Object.keys(out.properties).length === 0)) {
+    const listed = schema.properties ? Object.keys(schema.properties).length : -1;
+    const what =
+      listed < 0 ? 'a free-form object' : listed === 0 ? 'an object without properties' : 'an object whose every property Gemini left out';
+    throw new NotGeminiRepresentable(what, path);
+  }
   return withNotes(out, notes);
 }
 

@@ -24,7 +24,10 @@ describe('private APIs of class-validator and class-transformer', () => {
   it("class-validator's store still keeps its constraints in a Map keyed by class", () => {
     const map = (getMetadataStorage() as unknown as { validationMetadatas: unknown }).validationMetadatas;
     if (!(map instanceof Map)) {
-      throw new Error(`class-validator@${installedVersion('class-validator')}: getMetadataStorage().validationMetadatas is no longer a Map; update src/metadata/private-apis.ts`);
+      throw new Error(
+        `class-validator@${installedVersion('class-validator')}: getMetadataStorage().validationMetadatas is no longer a Map; ` +
+          'update src/metadata/private-apis.ts',
+      );
     }
   });
 
@@ -38,8 +41,9 @@ describe('private APIs of class-validator and class-transformer', () => {
   it('a moved path fails with a message naming the library, the path and the installed version', () => {
     const version = installedVersion('class-validator');
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    const escaped = version.replace(/\./g, '\\.');
     expect(() => requirePrivate('class-validator', 'cjs/validation/MovedAway', ['ValidationUtils'])).toThrow(
-      new RegExp(`class-validator's private "cjs/validation/MovedAway".*cannot be loaded.*class-validator@${version.replace(/\./g, '\\.')}`),
+      new RegExp(`class-validator's private "cjs/validation/MovedAway".*cannot be loaded.*class-validator@${escaped}`),
     );
     expect(() => requirePrivate('class-transformer', 'cjs/storage', ['renamedStorage'])).toThrow(
       /class-transformer's private "cjs\/storage", which no longer exports renamedStorage in the installed class-transformer@\d/,

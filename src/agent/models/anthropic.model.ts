@@ -28,6 +28,8 @@ export interface AnthropicModelOptions {
   maxRetries?: number;
   /** The model's name in logs; defaults to `anthropic:<model>`. */
   name?: string;
+  /** Send tools with strict tool use (grammar-constrained inputs); a schema strict mode cannot express is sent non-strict. */
+  strictTools?: boolean;
 }
 
 const PROVIDER = 'anthropic';
@@ -63,7 +65,7 @@ export class AnthropicModel implements Model {
       max_tokens: this.options.maxTokens ?? 4096,
       messages: toAnthropicMessages(request),
       ...(system ? { system } : {}),
-      ...(request.tools.length > 0 ? { tools: request.tools.map(toAnthropicTool) } : {}),
+      ...(request.tools.length > 0 ? { tools: request.tools.map((def) => toAnthropicTool(def, { strict: this.options.strictTools })) } : {}),
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
     };
 

@@ -99,6 +99,32 @@ describe('AnthropicModel', () => {
     expect(wire.received[0].body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
   });
 
+  it('sends tools with strict tool use when strictTools is set, and non-strict those strict mode cannot express', async () => {
+    wire.replies.push(answer(200, message([{ type: 'text', text: 'OK' }], 'end_turn')));
+    const freeForm: ToolDefinition = {
+      name: 'tag',
+      description: 'Attach metadata',
+      parameters: { type: 'object', properties: { meta: { type: 'object' } }, required: ['meta'] },
+    };
+
+    await model({ strictTools: true }).generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [orderTool, freeForm] });
+
+    expect(wire.received[0].body.tools).toEqual([
+      {
+        name: 'get_order',
+        description: 'Look up an order',
+        strict: true,
+        input_schema: {
+          type: 'object',
+          properties: { order_id: { type: 'string', description: 'The order ID (pattern: "^A-\\\\d+$")' } },
+          required: ['order_id'],
+          additionalProperties: false,
+        },
+      },
+      { name: 'tag', description: 'Attach metadata', strict: false, input_schema: freeForm.parameters },
+    ]);
+  });
+
   it('maps parallel tool_use blocks in order, and a text-less reply to null content', async () => {
     wire.replies.push(
       answer(200, message([
