@@ -234,7 +234,7 @@ export class ToolRegistry {
         throw executionError(name, error, entry.exposeErrors);
       }
     } else if (timeoutMs === undefined) {
-      result = runWithSignal(entry, input, context, memory, options!.signal!, options!.toolCallId);
+      result = runWithSignal(entry, input, context, memory, options!.signal!, options!);
       if (result instanceof Promise) result = await result;
     } else {
       result = await runGuarded(entry, input, context, memory, timeoutMs, options);
@@ -290,15 +290,15 @@ function runWithSignal(
   context: AgentContext,
   memory: AgentMemory,
   signal: AbortSignal,
-  toolCallId: string | undefined,
+  options: CallOptions,
 ): unknown {
   if (signal.aborted) throw new ToolAbortedError(entry.name, signal.reason);
-  const ctx = context.forToolCall(callInfo(context, entry.name, toolCallId, signal));
+  const ctx = context.forToolCall(callInfo(context, entry.name, options.toolCallId, signal, options.logicalCallId));
   let result: unknown;
   try {
     result = entry.instance.execute(input as never, ctx, memory);
   } catch (error) {
-    throw new ToolExecutionError(entry.name, error, entry.exposeErrors);
+    throw executionError(entry.name, error, entry.exposeErrors);
   }
   if (!(result instanceof Promise)) return result;
   const running = result;
@@ -312,7 +312,7 @@ function runWithSignal(
       },
       (error) => {
         signal.removeEventListener('abort', onAbort);
-        reject(new ToolExecutionError(entry.name, error, entry.exposeErrors));
+        reject(executionError(entry.name, error, entry.exposeErrors));
       },
     );
   });

@@ -192,6 +192,29 @@ describe('context and memory', () => {
     expect(session.toolCall).toBeUndefined();
   });
 
+  it('derives the idempotency key from the logical call the same way on every call path (plain, signal, timeout)', async () => {
+    const keys: (string | undefined)[] = [];
+    @Tool({ name: 'pay', description: 'Pay', input: EmptyInput })
+    class PayTool {
+      async execute(_args: EmptyInput, context: AgentContext): Promise<string> {
+        keys.push(context.idempotencyKey);
+        return '{}';
+      }
+    }
+    const registry = ToolRegistry.build({ tools: [PayTool] });
+    const paths = [{}, { signal: new AbortController().signal }, { timeoutMs: 5_000 }, { signal: new AbortController().signal, timeoutMs: 5_000 }];
+    for (const path of paths) {
+      // A provider that restarts its call ids: the same toolCallId, two different logical calls.
+      await registry.call('pay', '{}', newContext('s-1'), newMemory(), { ...path, toolCallId: 'call_0', logicalCallId: 'run-1:1:0' });
+      await registry.call('pay', '{}', newContext('s-1'), newMemory(), { ...path, toolCallId: 'call_0', logicalCallId: 'run-2:1:0' });
+    }
+    expect(keys[0]).not.toBe(keys[1]);
+    for (let i = 2; i < keys.length; i += 2) {
+      expect(keys[i]).toBe(keys[0]);
+      expect(keys[i + 1]).toBe(keys[1]);
+    }
+  });
+
   it('gives no tool call without a toolCallId', async () => {
     let view: AgentContext | undefined;
     @Tool({ name: 'plain', description: 'Plain', input: EmptyInput })
