@@ -344,7 +344,7 @@ async function compare({ closed, specs, objects }: Case): Promise<void> {
 
 describe('differential: toolwright and class-validator agree on random classes and values', () => {
   test('verdicts and failing properties (seeded)', async () => {
-    await fc.assert(fc.asyncProperty(caseArb, compare), { seed: Number(process.env.FUZZ_SEED ?? 20261130), numRuns: 200, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(caseArb, compare), { seed: Number(process.env.FUZZ_SEED ?? 20261130), numRuns: Number(process.env.FUZZ_RUNS ?? 200), endOnFailure: true });
   }, 120_000); // about 15 s alone; more on a machine busy with the rest of the suite
 });
 
