@@ -11,15 +11,25 @@ export type AuthorizePolicy = (tool: RegisteredTool, context: AgentContext) => b
  * The one gate every surface goes through (runner, MCP, CLI, adapters, direct registry calls):
  * may this caller see and call the tool? Its own `isEnabled(context)`, then the registry's `authorize`.
  */
-export async function permits(tool: RegisteredTool, authorize: AuthorizePolicy | undefined, context: AgentContext): Promise<boolean> {
-  if (tool.instance.isEnabled && !(await tool.instance.isEnabled(context))) return false;
-  return authorize ? (await authorize(tool, context)) === true : true;
+export function permits(tool: RegisteredTool, authorize: AuthorizePolicy | undefined, context: AgentContext): boolean | Promise<boolean> {
+  // Synchronous policies answer synchronously: the common case costs no extra tick.
+  const enabled = tool.instance.isEnabled ? tool.instance.isEnabled(context) : true;
+  if (enabled instanceof Promise) return enabled.then((on) => (on ? authorized(tool, authorize, context) : false));
+  return enabled ? authorized(tool, authorize, context) : false;
+}
+
+function authorized(tool: RegisteredTool, authorize: AuthorizePolicy | undefined, context: AgentContext): boolean | Promise<boolean> {
+  if (!authorize) return true;
+  const verdict = authorize(tool, context);
+  return verdict instanceof Promise ? verdict.then((v) => v === true) : verdict === true;
 }
 
 /** Does this call (typed, validated arguments) need a human decision before it runs? */
-export async function approvalRequired(tool: RegisteredTool, input: object, context: AgentContext): Promise<boolean> {
+export function approvalRequired(tool: RegisteredTool, input: object, context: AgentContext): boolean | Promise<boolean> {
   const policy = tool.approval as boolean | ((args: object, context: AgentContext) => boolean | Promise<boolean>) | undefined;
   if (policy === undefined || policy === false) return false;
   if (policy === true) return true;
-  return (await policy(input, context)) !== false;
+  // Fails closed: only an explicit `false` lets the call run without a human.
+  const verdict = policy(input, context);
+  return verdict instanceof Promise ? verdict.then((v) => v !== false) : verdict !== false;
 }

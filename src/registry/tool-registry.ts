@@ -208,11 +208,16 @@ export class ToolRegistry {
     let input: object;
     try {
       // The gate: a tool hidden from this caller is refused as one that does not exist.
-      if (entry === undefined || entry.gated) entry = await this.admit(name, context);
+      if (entry === undefined) throw await this.notFound(name, context);
+      if (entry.gated) {
+        const allowed = permits(entry, this.authorize, context);
+        if (allowed === false || (allowed instanceof Promise && !(await allowed))) throw await this.notFound(name, context);
+      }
       const parsed = entry.parse(args);
       input = parsed instanceof Promise ? await parsed : parsed;
-      if (entry.approval !== undefined && options?.approved !== true && (await approvalRequired(entry, input, context))) {
-        throw new ApprovalRequiredError(name);
+      if (entry.approval !== undefined && options?.approved !== true) {
+        const required = approvalRequired(entry, input, context);
+        if (required === true || (required instanceof Promise && (await required))) throw new ApprovalRequiredError(name);
       }
     } catch (error) {
       // Reject after one tick, once the caller's handler is attached: Node's bookkeeping for a
@@ -246,8 +251,12 @@ export class ToolRegistry {
   private async admit(name: string, context: AgentContext): Promise<Entry> {
     const entry = this.entries.get(name);
     if (entry !== undefined && (!entry.gated || (await permits(entry, this.authorize, context)))) return entry;
-    const available = this.gated ? (await this.visible(context)).map((t) => t.name) : this.nameList;
-    throw new ToolNotFoundError(name, available);
+    throw await this.notFound(name, context);
+  }
+
+  /** TOOL_NOT_FOUND naming only the tools this caller may use. */
+  private async notFound(name: string, context: AgentContext): Promise<ToolNotFoundError> {
+    return new ToolNotFoundError(name, this.gated ? (await this.visible(context)).map((t) => t.name) : this.nameList);
   }
 
   private entry(name: string): Entry {

@@ -222,3 +222,22 @@ describe('MCP over HTTP: sessions are bounded and leave nothing behind', () => {
     expect(residue(store)).toBe(0);
   });
 });
+
+describe('MCP over HTTP: stateless sessions keep their owner', () => {
+  it('refuses another identity the session id, from any process', async () => {
+    const store = new InMemoryStore();
+    const auth = tokenAuth({ 'tok-alice': { userId: 'alice', tenantId: 't1' }, 'tok-bob': { userId: 'bob', tenantId: 't1' } });
+    const [one, two] = [await serve({ store, auth, stateless: true }), await serve({ store, auth, stateless: true })];
+    const { client, transport } = await connect(one.url, 'tok-alice');
+    expect(await note(client, 'mine')).toMatchObject({ notes: ['mine'], userId: 'alice' });
+    for (const handle of [one, two]) {
+      const response = await fetch(handle.url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, authorization: 'Bearer tok-bob', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'note', arguments: { text: 'theirs' } } }),
+      });
+      expect(response.status).toBe(404);
+    }
+    expect((await store.loadSession({ sessionId: transport.sessionId!, tenantId: 't1' }))!.state.notes).toEqual(['mine']);
+  });
+});
