@@ -211,6 +211,8 @@ export interface RunStartEvent {
   input: string;
   resumed: boolean;
   startedAt: number;
+  /** Who decided, when this start is a resume (`approve` / `reject` / `resume`). */
+  approver?: Approver;
 }
 
 export interface RunEndEvent extends RunStartEvent {
@@ -278,6 +280,7 @@ interface RunState {
   stored?: StoredRun;
   /** Call ids used in this run, so that every id is unique before anything is decided. */
   callIds: Set<string>;
+  approver?: Approver;
   stopped?: boolean;
 }
 
@@ -405,6 +408,7 @@ export class Agent {
     else delete next.claim;
     if (!(await this.store.compareAndSetPendingRun(state.key, pending, next))) throw new RunClaimedError(options.sessionId, pending.runId);
     state.stored = JSON.parse(JSON.stringify(next)) as StoredRun; // as stored: the run mutates `next` (records, usage)
+    state.approver = approver;
     return this.drive(state, next);
   }
 
@@ -866,6 +870,7 @@ export class Agent {
       input: state.input,
       resumed: state.resumed,
       startedAt: state.startedAt,
+      ...(state.approver ? { approver: state.approver } : {}),
     };
   }
 
