@@ -204,7 +204,7 @@ describe.each([
     const slowPay = (amount: number) =>
       new ScriptedModel([
         async () => {
-          await sleep(30);
+          await sleep(150); // both runs have loaded the session before either pauses
           return pay(amount, `p-${amount}`);
         },
       ]);
