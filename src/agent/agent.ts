@@ -217,6 +217,8 @@ export interface RunStartEvent {
   input: string;
   resumed: boolean;
   startedAt: number;
+  /** Who decided, when this start is a resume (`approve` / `reject` / `resume`). */
+  approver?: Approver;
 }
 
 export interface RunEndEvent extends RunStartEvent {
@@ -284,6 +286,7 @@ interface RunState {
   stored?: StoredRun;
   /** Call ids used in this run, so that every id is unique before anything is decided. */
   callIds: Set<string>;
+  approver?: Approver;
   stopped?: boolean;
   /** The memory's load, started by the first call to a tool that reads memory. */
   memoryLoad?: Promise<void>;
@@ -415,6 +418,7 @@ export class Agent {
     else delete next.claim;
     if (!(await this.store.compareAndSetPendingRun(state.key, pending, next))) throw new RunClaimedError(options.sessionId, pending.runId);
     state.stored = JSON.parse(JSON.stringify(next)) as StoredRun; // as stored: the run mutates `next` (records, usage)
+    state.approver = approver;
     return this.drive(state, next);
   }
 
@@ -478,15 +482,33 @@ export class Agent {
       if (this.observed) await this.emitEnd(state, 'failed', failure);
       throw failure;
     }
+    // A new pause is written by compare-and-set first: of two runs of one session pausing at once
+    // (or a resume whose claim was taken over), one keeps its paused run; the other fails typed.
+    const previous = state.stored ?? null;
+    const pausing = stored !== undefined && !written;
     try {
-      await this.save(state, written ? undefined : (stored ?? (state.hadPending ? null : undefined)));
+      if (pausing && !(await this.store.compareAndSetPendingRun(state.key, previous, stored))) {
+        const lost = previous ? new RunClaimedError(state.key.sessionId, state.runId) : new RunPausedError(state.key.sessionId, await this.pendingIds(state.key));
+        await this.save(state, undefined).catch(() => undefined);
+        if (this.observed) await this.emitEnd(state, 'failed', lost);
+        throw lost;
+      }
+      await this.save(state, written || pausing ? undefined : state.hadPending ? null : undefined);
     } catch (error) {
+      if (error instanceof RunClaimedError || error instanceof RunPausedError) throw error;
+      // The turn was not saved: take the new pause back (best effort) and give up the claim, so a retry can run.
+      if (pausing) await this.store.compareAndSetPendingRun(state.key, stored, previous).catch(() => undefined);
       await this.release(state);
       if (this.observed) await this.emitEnd(state, 'failed', error);
       throw error;
     }
     if (this.observed) await this.emitEnd(state, result.status, undefined);
     return result;
+  }
+
+  private async pendingIds(key: SessionKey): Promise<string[]> {
+    const run = this.storedRun(await this.store.loadSession(key, { historyLimit: 0 }).catch(() => undefined));
+    return run ? run.approvals.map((a) => a.toolCallId) : [];
   }
 
   /** The loop: ask the model, run its calls, until it answers or a call needs approval. */
@@ -886,6 +908,7 @@ export class Agent {
       input: state.input,
       resumed: state.resumed,
       startedAt: state.startedAt,
+      ...(state.approver ? { approver: state.approver } : {}),
     };
   }
 

@@ -77,7 +77,12 @@ describe('one decision, one call', () => {
   it('records the approver apart from the session user, with the decision, and shows it to hooks', async () => {
     const store = new InMemoryStore();
     const seen: ToolCallEvent[] = [];
-    const hooks: AgentHooks = { beforeToolCall: (e) => void seen.push(e), afterToolCall: (e) => void seen.push(e) };
+    const starts: Array<string | undefined> = [];
+    const hooks: AgentHooks = {
+      beforeToolCall: (e) => void seen.push(e),
+      afterToolCall: (e) => void seen.push(e),
+      onRunStart: (e) => void starts.push(e.approver?.id),
+    };
     const agent = (model: ScriptedModel) => new Agent({ name: 'support', model, tools: [PayRefundTool], store, hooks });
     await agent(new ScriptedModel([{ toolCalls: [payCall('p1', 30), payCall('p2', 40)] }])).run('refund', who);
 
@@ -97,6 +102,7 @@ describe('one decision, one call', () => {
       ['pay_refund', 'u-1', 'manager-7'],
       ['pay_refund', 'u-1', 'manager-7'],
     ]);
+    expect(starts).toEqual([undefined, 'manager-7', 'auditor-2']);
     await expect(agent(new ScriptedModel([])).approve({ ...who, approver: '' }, 'p1')).rejects.toBeInstanceOf(ApprovalDecisionError);
   });
 

@@ -14,6 +14,7 @@ import {
   PostgresStore,
   RedisStore,
   RunClaimedError,
+  RunPausedError,
   ScriptedModel,
   SessionForbiddenError,
   SqliteStore,
@@ -194,6 +195,28 @@ describe.each([
     expect(saved.pendingRun).toBeNull();
     expect(toolResults(saved.history)).toHaveLength(1);
     expect(saved.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('keeps one paused run when two runs of a session pause at once; the other fails with RunPausedError', async () => {
+    const sessionId = sid();
+    const owner = { sessionId, userId: 'u-1' };
+    await agent(new ScriptedModel([{ text: 'hi' }])).run('hi', owner);
+    const slowPay = (amount: number) =>
+      new ScriptedModel([
+        async () => {
+          await sleep(150); // both runs have loaded the session before either pauses
+          return pay(amount, `p-${amount}`);
+        },
+      ]);
+    const results = await Promise.allSettled([agent(slowPay(100)).run('refund 100', owner), agent(slowPay(200)).run('refund 200', owner)]);
+    const paused = results.filter((r) => r.status === 'fulfilled') as Array<PromiseFulfilledResult<import('toolwright').RunResult>>;
+    expect(paused).toHaveLength(1);
+    expect(paused[0].value.status).toBe('paused');
+    expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(RunPausedError);
+    const waiting = paused[0].value.approvals.map((a) => a.toolCallId);
+    expect((await agent(new ScriptedModel([])).pendingApprovals(owner)).map((a) => a.toolCallId)).toEqual(waiting);
+    await agent(new ScriptedModel([{ text: 'ok' }])).approve(owner, waiting[0]!);
+    expect(ledger.refunds.map((r) => `p-${r.amount}`)).toEqual(waiting);
   });
 
   it('derives idempotency keys from the logical call: a later refund with a restarted call id is a new refund', async () => {
