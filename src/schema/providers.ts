@@ -496,7 +496,7 @@ function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>, 
   if (out.type === 'object' && (!out.properties || Object.keys(out.properties).length === 0)) {
     const declared = schema.properties ? Object.keys(schema.properties).length : -1;
     const what =
-      declared < 0 ? 'a free-form object' : declared === 0 ? 'an object without properties' : 'an object whose properties were all left out';
+      declared < 0 ? 'a free-form object' : declared === 0 ? 'an object without properties' : 'an object with every property left out';
     throw new NotGeminiRepresentable(what, path);
   }
   return withNotes(out, notes);
