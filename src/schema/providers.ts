@@ -261,7 +261,9 @@ export function toAnthropicTool(def: ToolDefinition, options: StrictOptions = {}
   const base = { name: def.name, description: def.description };
   if (options.strict) {
     try {
-      const root = anthropicStrict(withEmptyProperties(def.parameters), def.parameters, []);
+      const cycle = recursiveRef(def.parameters);
+      if (cycle) throw new NotStrictRepresentable(`"${cycle}" refers to itself (a recursive schema), which strict tool use cannot express`);
+      const root = anthropicStrict(withEmptyProperties(def.parameters), def.parameters);
       return { ...base, input_schema: { ...clone(root), type: 'object' }, strict: true };
     } catch (error) {
       if (!(error instanceof NotStrictRepresentable)) throw error;
@@ -272,11 +274,9 @@ export function toAnthropicTool(def: ToolDefinition, options: StrictOptions = {}
   return { ...base, input_schema: asObjectSchema(def.parameters) };
 }
 
-function anthropicStrict(input: JsonSchema, root: JsonSchema, refs: readonly string[]): JsonSchema {
+function anthropicStrict(input: JsonSchema, root: JsonSchema): JsonSchema {
   if (typeof input.$ref === 'string') {
     if (!resolveLocalRef(root, input.$ref)) throw new NotStrictRepresentable(`"${input.$ref}" is not a local $defs reference`);
-    // A reference back into its own definition is recursion, which strict tool use does not support.
-    if (refs.includes(input.$ref)) throw new NotStrictRepresentable(`"${input.$ref}" refers to itself (a recursive schema)`);
     return { $ref: input.$ref };
   }
   const schema = mergeAllOf(input);
@@ -298,22 +298,22 @@ function anthropicStrict(input: JsonSchema, root: JsonSchema, refs: readonly str
     else if (['properties', 'items', 'anyOf', 'oneOf', '$defs', 'definitions', 'additionalProperties'].includes(keyword)) continue;
     else if (!SILENT_KEYWORDS.has(keyword)) notes.push(`${keyword}: ${JSON.stringify(value)}`);
   }
-  if (branches) out.anyOf = branches.map((branch) => anthropicStrict(branch, root, refs));
+  if (branches) out.anyOf = branches.map((branch) => anthropicStrict(branch, root));
   for (const key of ['$defs', 'definitions'] as const) {
     const defs = schema[key] as Record<string, JsonSchema> | undefined;
-    if (defs) out[key] = mapValues(defs, (definition, name) => anthropicStrict(definition, root, [...refs, `#/${key}/${name}`]));
+    if (defs) out[key] = mapValues(defs, (definition) => anthropicStrict(definition, root));
   }
   if (schema.type === undefined && !literals && !branches) {
     throw new NotStrictRepresentable('a property has no type (nor enum, const or anyOf), which strict tool use requires');
   }
   if (isObjectSchema(schema)) {
     requireClosedObject(schema, 'strict tool use');
-    out.properties = mapValues(schema.properties, (property) => anthropicStrict(property, root, refs));
+    out.properties = mapValues(schema.properties, (property) => anthropicStrict(property, root));
     out.additionalProperties = false;
   }
   if (isArraySchema(schema)) {
     if (!schema.items) throw new NotStrictRepresentable('an array does not say what its items are, which strict tool use cannot express');
-    out.items = anthropicStrict(schema.items, root, refs);
+    out.items = anthropicStrict(schema.items, root);
   }
   return withNotes(out, notes);
 }
@@ -354,10 +354,6 @@ const GEMINI_KEYWORDS = new Set([
   'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'default',
 ]);
 
-/**
- * `{ name, description, parameters }` in Gemini's OpenAPI-3 subset: type arrays with `null` become
- * `nullable: true`, `const` an enum of one, `oneOf` `anyOf`, `allOf` is merged, local `$ref`s are
- * inlined, `exclusiveMinimum`/`exclusiveMaximum` become bounds, `examples` the single `example`;
 /** Gemini's function names: a letter or `_` first, then letters, digits, `_`, `.`, `:` or `-`; at most 64. */
 const GEMINI_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 
@@ -498,12 +494,49 @@ function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>, 
   }
   if (schema.items) out.items = toGeminiSchema(schema.items, root, refs, `${path}[]`);
   if (out.type === 'object' && (!out.properties || Object.keys(out.properties).length === 0)) {
-    const listed = schema.properties ? Object.keys(schema.properties).length : -1;
+    const declared = schema.properties ? Object.keys(schema.properties).length : -1;
     const what =
-      listed < 0 ? 'a free-form object' : listed === 0 ? 'an object without properties' : 'an object whose every property Gemini left out';
+      declared < 0 ? 'a free-form object' : declared === 0 ? 'an object without properties' : 'an object with every property left out';
     throw new NotGeminiRepresentable(what, path);
   }
   return withNotes(out, notes);
+}
+
+/** The first local `$ref` that leads back to itself (directly or through other definitions), if any. */
+function recursiveRef(root: JsonSchema): string | undefined {
+  const refsIn = (schema: unknown, found: string[] = []): string[] => {
+    if (Array.isArray(schema)) for (const item of schema) refsIn(item, found);
+    else if (schema && typeof schema === 'object') {
+      for (const [key, value] of Object.entries(schema)) {
+        if (key === '$ref' && typeof value === 'string') found.push(value);
+        else if (key !== '$defs' && key !== 'definitions') refsIn(value, found);
+      }
+    }
+    return found;
+  };
+  const done = new Set<string>();
+  const visit = (ref: string, path: readonly string[]): string | undefined => {
+    if (path.includes(ref)) return ref;
+    if (done.has(ref)) return undefined;
+    const target = resolveLocalRef(root, ref);
+    for (const next of target ? refsIn(target) : []) {
+      const cycle = visit(next, [...path, ref]);
+      if (cycle) return cycle;
+    }
+    done.add(ref);
+    return undefined;
+  };
+  for (const ref of refsIn(root)) {
+    const cycle = visit(ref, []);
+    if (cycle) return cycle;
+  }
+  for (const key of ['$defs', 'definitions'] as const) {
+    for (const name of Object.keys((root[key] as Record<string, JsonSchema> | undefined) ?? {})) {
+      const cycle = visit(`#/${key}/${name}`, []);
+      if (cycle) return cycle;
+    }
+  }
+  return undefined;
 }
 
 function resolveLocalRef(root: JsonSchema, ref: string): JsonSchema | undefined {

@@ -740,7 +740,32 @@ describe('toAnthropicTool with strict tool use', () => {
     });
     const reasons: string[] = [];
     expect(toAnthropicTool(def, { strict: true, onFallback: (why) => reasons.push(why) }).strict).toBe(false);
-    expect(reasons).toEqual(['"#/$defs/node" refers to itself (a recursive schema)']);
+    expect(reasons).toEqual(['"#/$defs/node" refers to itself (a recursive schema), which strict tool use cannot express']);
+  });
+
+  it('finds recursion through other definitions too', () => {
+    const def = tool({
+      type: 'object',
+      $defs: {
+        a: { type: 'object', properties: { b: { $ref: '#/$defs/b' } } },
+        b: { type: 'object', properties: { items: { type: 'array', items: { $ref: '#/$defs/a' } } } },
+        leaf: { type: 'string' },
+      },
+      properties: { start: { $ref: '#/$defs/a' }, label: { $ref: '#/$defs/leaf' } },
+    });
+    const reasons: string[] = [];
+    expect(toAnthropicTool(def, { strict: true, onFallback: (why) => reasons.push(why) }).strict).toBe(false);
+    expect(reasons).toEqual(['"#/$defs/a" refers to itself (a recursive schema), which strict tool use cannot express']);
+    // Definitions referring to each other without a cycle stay strict.
+    const chain = tool({
+      type: 'object',
+      $defs: {
+        a: { type: 'object', properties: { b: { $ref: '#/$defs/b' } } },
+        b: { type: 'object', properties: { x: { type: 'string' } } },
+      },
+      properties: { start: { $ref: '#/$defs/a' }, again: { $ref: '#/$defs/b' } },
+    });
+    expect(toAnthropicTool(chain, { strict: true }).strict).toBe(true);
   });
 
   it('on random schemas: strict output uses only the published subset, objects closed, required unchanged; else the schema as is', () => {
