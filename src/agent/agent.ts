@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ContainerLike } from '../container/container';
-import { ToolExecutionError, ToolNotFoundError, ToolwrightError } from '../errors/errors';
+import { encodeToolError, ToolExecutionError, ToolNotFoundError, ToolwrightConfigError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry';
 import { AgentContext } from '../session/agent-context';
@@ -207,7 +207,7 @@ interface ToolPlan {
   timeoutMs?: number;
 }
 
-const CORRECTABLE = new Set(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND']);
+const CORRECTABLE = new Set<ErrorCode>(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND']);
 const NO_APPROVALS: PendingApproval[] = [];
 
 /**
@@ -681,8 +681,8 @@ async function pool(from: number, to: number, limit: number, fn: (i: number) => 
   await Promise.all(workers);
 }
 
-function refusal(code: string, message: string): string {
-  return JSON.stringify({ status: 'error', code, message });
+function refusal(code: ErrorCode, message: string): string {
+  return encodeToolError(code, message);
 }
 
 /** A history window may start with tool results whose assistant call was cut off; providers refuse those. */
@@ -693,6 +693,6 @@ function withoutOrphanResults(snapshot: SessionSnapshot): SessionSnapshot {
 }
 
 function positiveInt(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new ToolwrightConfigError(`${name} must be a positive integer, got ${value}`);
   return value;
 }

@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { ToolwrightConfigError } from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import type { AgentContext } from '../session/agent-context';
@@ -73,11 +74,11 @@ export class ToolCatalog {
       options.authorize !== undefined ||
       this.allTools.some((t) => typeof t.instance.isEnabled === 'function');
     if (options.topK !== undefined) {
-      if (!Number.isInteger(options.topK) || options.topK < 1) throw new RangeError(`catalog.topK must be a positive integer, got ${options.topK}`);
+      if (!Number.isInteger(options.topK) || options.topK < 1) throw new ToolwrightConfigError(`catalog.topK must be a positive integer, got ${options.topK}`);
       searchIndex(registry);
     }
     for (const name of options.always ?? []) {
-      if (!registry.has(name)) throw new RangeError(`catalog.always names "${name}", which is not a registered tool.`);
+      if (!registry.has(name)) throw new ToolwrightConfigError(`catalog.always names "${name}", which is not a registered tool.`);
     }
   }
 

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { dirname, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
+import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import { requirePeer } from '../errors/optional-peer';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
@@ -253,22 +255,32 @@ export class SqliteStore implements SessionStore {
   /** Opened on first use, so a bad path fails the call (typed) rather than the constructor. */
   private db(): Database.Database {
     if (this.opened) return this.opened;
-    if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
-    const timeoutMs = this.options.busyTimeoutMs ?? 5000;
-    const db = new Database(this.path, { timeout: timeoutMs });
+    const Sqlite = requirePeer<typeof Database>(
+      'better-sqlite3',
+      'npm install better-sqlite3@12',
+      'SqliteStore (the default store)',
+      'Or pass another store: new InMemoryStore() (one process, nothing kept), RedisStore or PostgresStore.',
+    );
     try {
-      retryWhileBusy(timeoutMs, () => {
-        if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
-        // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
-        db.pragma('synchronous = NORMAL');
-        migrate(db);
-      });
+      if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
+      const timeoutMs = this.options.busyTimeoutMs ?? 5000;
+      const db = new Sqlite(this.path, { timeout: timeoutMs });
+      try {
+        retryWhileBusy(timeoutMs, () => {
+          if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
+          // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
+          db.pragma('synchronous = NORMAL');
+          migrate(db);
+        });
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+      this.opened = db;
+      return db;
     } catch (err) {
-      db.close();
-      throw err;
+      throw sqliteOpenError(this.path, err);
     }
-    this.opened = db;
-    return db;
   }
 
   /** Each SQL text is always used in one mode (plain, raw or pluck), so a cached statement keeps it. */
@@ -290,6 +302,38 @@ export class SqliteStore implements SessionStore {
     this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM sessions WHERE id = ?').run(id);
   }
+}
+
+const SQLITE_FIXES: Record<string, string> = {
+  SQLITE_CANTOPEN: 'check that the directory exists and is writable, and that the path is not a directory',
+  SQLITE_READONLY: 'give this process write access to the file and its directory (SQLite also writes -wal and -shm files beside it)',
+  SQLITE_PERM: 'give this process write access to the file and its directory',
+  SQLITE_BUSY: 'another process holds the write lock; raise busyTimeoutMs or stop the other writer',
+  SQLITE_FULL: 'free disk space',
+  EACCES: 'give this process write access to the directory',
+  ENOTDIR: 'a part of the path is a file, not a directory; choose another path',
+  EEXIST: 'a part of the path is a file, not a directory; choose another path',
+};
+
+/**
+ * An error opening the file, with its absolute path and what to do. A damaged file is not
+ * "unavailable" (retrying will not help): it gets STORE_CORRUPT.
+ */
+function sqliteOpenError(path: string, err: unknown): ToolwrightError {
+  if (err instanceof ToolwrightError) return err;
+  const where = path === ':memory:' || path.startsWith('file:') ? path : resolve(path);
+  const code = String((err as { code?: unknown }).code ?? '');
+  const reason = err instanceof Error ? err.message : String(err);
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return new StoreCorruptError(
+      'sqlite',
+      `SQLite file ${where} is not a usable database (${code}: ${reason}). ` +
+        'Restore it from a backup, or move it aside to start with an empty store; toolwright creates a new file when none exists.',
+      err,
+    );
+  }
+  const fix = SQLITE_FIXES[code] ?? SQLITE_FIXES[code.replace(/_[A-Z]+$/, '')];
+  return new StoreUnavailableError('sqlite', new Error(`cannot open ${where} (${code || 'error'}: ${reason})${fix ? `; ${fix}` : ''}`, { cause: err }));
 }
 
 /**

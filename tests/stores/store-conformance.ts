@@ -222,7 +222,7 @@ export function describeStoreConformance(
       expect((await store.loadSession(key, { historyLimit: 0 }))!.history).toEqual([]);
       expect((await store.loadSession(key, { historyLimit: 50 }))!.history).toHaveLength(10);
       expect((await store.loadSession(key))!.history).toHaveLength(10);
-      await expect(store.loadSession(key, { historyLimit: -1 })).rejects.toThrow(RangeError);
+      await expect(store.loadSession(key, { historyLimit: -1 })).rejects.toMatchObject({ name: 'ToolwrightConfigError', code: 'INVALID_CONFIG' });
     });
 
     it('loads a 10,000-message session in order', async () => {
