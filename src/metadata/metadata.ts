@@ -73,3 +73,8 @@ export function hasCustomTransforms(target: Function, propertyNames: Iterable<st
   }
   return defaultMetadataStorage.getExposedMetadatas(target).length > 0;
 }
+
+/** Whether a property has `@Type(...)` at all (its thunk may still return undefined while its module loads). */
+export function hasTransformType(target: Function, propertyName: string): boolean {
+  return defaultMetadataStorage.findTypeMetadata(target, propertyName) !== undefined;
+}

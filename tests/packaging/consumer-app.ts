@@ -94,7 +94,8 @@ export function node(dir: string, file: string): { status: number | null; stdout
 /** What `npm install toolwright` plus the README's companions gives an app: the required dependencies only. */
 export const REQUIRED = [...Object.keys(PKG.dependencies), '@types/node'];
 /** The optional integrations an app using every subpath installs. */
-export const INTEGRATIONS = ['@langchain/core', '@modelcontextprotocol/sdk', 'ai', '@openai/agents-core', 'zod'];
+// The AI SDK's declarations import json-schema's types, so its users install @types/json-schema.
+export const INTEGRATIONS = ['@langchain/core', '@modelcontextprotocol/sdk', 'ai', '@types/json-schema', '@openai/agents-core', 'zod'];
 
 export interface Snippet {
   /** e.g. `docs-models-3.ts` */
