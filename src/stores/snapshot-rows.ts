@@ -103,9 +103,9 @@ export async function guard<T>(store: string, op: () => Promise<T> | T): Promise
     return await op();
   } catch (err) {
     if (err instanceof ToolwrightError) throw err;
-    const code = String((err as { code?: unknown }).code ?? '');
+    const code = (err as { code?: unknown } | null)?.code;
     // A damaged database is not "unavailable": retrying cannot help.
-    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    if (typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) {
       throw new StoreCorruptError(store, `${store} store data is corrupt (${code}): restore the database from a backup.`, err);
     }
     throw new StoreUnavailableError(store, err);

@@ -25,6 +25,8 @@ export interface SqliteStoreOptions {
   sessionTtlSeconds?: number;
   /** Default `historyLimit` for `loadSession` when the caller gives none. */
   historyWindow?: number;
+  /** The time in ms for TTLs (default `Date.now`); tests pass a clock they advance instead of sleeping. */
+  clock?: () => number;
 }
 
 /**
@@ -180,7 +182,7 @@ export class SqliteStore implements SessionStore {
             c.pendingRun !== undefined ? 1 : 0,
             c.pendingRun ?? null,
             seq,
-            ttl === undefined ? null : Date.now() + ttl * 1000,
+            ttl === undefined ? null : this.now() + ttl * 1000,
             id,
           );
         return updated as number;
@@ -205,7 +207,7 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction(() => {
-        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(Date.now()) as number[];
+        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(this.now()) as number[];
         for (const id of ids) this.deleteRows(db, id);
         return ids.length;
       }).immediate();
@@ -294,7 +296,11 @@ export class SqliteStore implements SessionStore {
   }
 
   private expired(row: SessionMetaRow): boolean {
-    return row.expires_at !== null && row.expires_at <= Date.now();
+    return row.expires_at !== null && row.expires_at <= this.now();
+  }
+
+  private now(): number {
+    return this.options.clock ? this.options.clock() : Date.now();
   }
 
   private deleteRows(db: Database.Database, id: number): void {
@@ -322,7 +328,7 @@ const SQLITE_FIXES: Record<string, string> = {
 function sqliteOpenError(path: string, err: unknown): ToolwrightError {
   if (err instanceof ToolwrightError) return err;
   const where = path === ':memory:' || path.startsWith('file:') ? path : resolve(path);
-  const code = String((err as { code?: unknown }).code ?? '');
+  const code = sqliteCode(err);
   const reason = err instanceof Error ? err.message : String(err);
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return new StoreCorruptError(
@@ -334,6 +340,11 @@ function sqliteOpenError(path: string, err: unknown): ToolwrightError {
   }
   const fix = SQLITE_FIXES[code] ?? SQLITE_FIXES[code.replace(/_[A-Z]+$/, '')];
   return new StoreUnavailableError('sqlite', new Error(`cannot open ${where} (${code || 'error'}: ${reason})${fix ? `; ${fix}` : ''}`, { cause: err }));
+}
+
+function sqliteCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
 }
 
 /**

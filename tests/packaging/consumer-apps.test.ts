@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const langchain: StructuredToolInterface[] = toLangChainTools(registry, { session });
   const aiSdk: ToolSet = toAiSdkTools(registry, { session });
   const agents: FunctionTool[] = toOpenAIAgentsTools(registry, { session });
-  const server: Server = createMcpServer(registry);
+  const server: Server = createMcpServer(registry, { sessionId: 'mcp-1' });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'app', version: '1.0.0' });
@@ -168,7 +168,7 @@ describe('packed and installed into a new app', () => {
         viaLangChain: { text: 'LC', session: 's-1' },
         aiSdk: ['echo'],
         agents: ['echo'],
-        viaMcp: [{ type: 'text', text: JSON.stringify({ text: 'MCP', session: 's-1' }) }],
+        viaMcp: [{ type: 'text', text: JSON.stringify({ text: 'MCP', session: 'mcp-1' }) }],
         unknownTool: 'TOOL_NOT_FOUND',
       });
     },

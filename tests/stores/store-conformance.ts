@@ -7,11 +7,12 @@ import type { SessionStore } from '../../src/stores/store';
 
 export interface ConformanceStoreOptions {
   sessionTtlSeconds?: number;
+  clock?: () => number;
 }
 
 export interface ConformanceFeatures {
-  /** The store honours `sessionTtlSeconds`. */
-  ttl?: boolean;
+  /** The store honours `sessionTtlSeconds`; 'clock': by the `clock` option, which the test advances instead of sleeping. */
+  ttl?: boolean | 'clock';
 }
 
 const user = (content: string): Message => ({ role: 'user', content });
@@ -263,19 +264,22 @@ export function describeStoreConformance(
 
     if (features.ttl) {
       it('expires a session after sessionTtlSeconds without saves, and a later save starts fresh', async () => {
-        const ttlStore = await makeStore({ sessionTtlSeconds: 1 });
+        // Server-side TTLs (Redis, PostgreSQL) need real time; a store with a clock option does not.
+        const fake = { now: Date.now() };
+        const wait = features.ttl === 'clock' ? async (ms: number) => void (fake.now += ms) : sleep;
+        const ttlStore = await makeStore({ sessionTtlSeconds: 1, ...(features.ttl === 'clock' ? { clock: () => fake.now } : {}) });
         try {
           const key = { sessionId: sid() };
           await turn(ttlStore, key, (c) => {
             c.setState('k', 1);
             c.addMessage(user('old'));
           });
-          await sleep(500);
+          await wait(500);
           // A save refreshes the TTL of the whole session.
           await turn(ttlStore, key, (c) => c.setState('k2', 2));
-          await sleep(700);
+          await wait(700);
           expect((await ttlStore.loadSession(key))!.state).toEqual({ k: 1, k2: 2 });
-          await sleep(1300);
+          await wait(1300);
           await expect(ttlStore.loadSession(key)).resolves.toBeUndefined();
           await turn(ttlStore, key, (c) => c.addMessage(user('new')));
           expect(await ttlStore.loadSession(key)).toMatchObject({ state: {}, history: [user('new')], version: 1 });
