@@ -99,7 +99,8 @@ async function main(): Promise<void> {
 void main();
 `;
 
-const STRICT_APP = { strict: true, noImplicitOverride: true, useDefineForClassFields: false };
+// A fresh app's settings: target ES2022 means class fields with define semantics (useDefineForClassFields on).
+const STRICT_APP = { strict: true, noImplicitOverride: true };
 
 let packed: Packed;
 beforeAll(() => {
