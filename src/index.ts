@@ -37,13 +37,13 @@ export type {
 export type { SessionStore, LoadSessionOptions } from './stores/store';
 export { InMemoryStore } from './stores/in-memory.store';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.store';
-export { RedisStore, type RedisStoreOptions } from './stores/redis.store';
-export { PostgresStore, type PostgresStoreOptions } from './stores/postgres.store';
+export { RedisStore, type RedisStoreOptions, type RedisClientLike } from './stores/redis.store';
+export { PostgresStore, type PostgresStoreOptions, type PgPoolLike } from './stores/postgres.store';
 
 // Models
 export type { Model, ModelRequest, ModelResponse, ModelUsage } from './agent/model';
 export { ScriptedModel, OpenAIChatModel, AnthropicModel } from './agent/models';
-export type { ScriptedStep, ScriptedStepFn, ScriptedToolCall, ScriptFn, OpenAIChatModelOptions, AnthropicModelOptions } from './agent/models';
+export type { ScriptedStep, ScriptedStepFn, ScriptedToolCall, ScriptFn, OpenAIChatModelOptions, AnthropicModelOptions, OpenAIClientLike, AnthropicClientLike } from './agent/models';
 
 // Agent runner
 export { Agent } from './agent/agent';
@@ -106,8 +106,11 @@ export {
   ApprovalRequiredError,
   StoreUnavailableError,
   StoreLimitError,
+  StoreCorruptError,
   ModelError,
   ModelRetryError,
   InvalidIdError,
+  ToolwrightConfigError,
+  encodeToolError,
 } from './errors/errors';
-export type { FieldError } from './errors/errors';
+export type { FieldError, ErrorCode } from './errors/errors';

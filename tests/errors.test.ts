@@ -1,5 +1,9 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import {
+  encodeToolError,
   ModelError,
+  StoreCorruptError,
   StoreUnavailableError,
   ToolAbortedError,
   ToolDefinitionError,
@@ -8,13 +12,18 @@ import {
   ToolNotFoundError,
   ToolOutputError,
   ToolTimeoutError,
+  ToolwrightConfigError,
   ToolwrightError,
+  type ErrorCode,
 } from 'toolwright';
 
 const fieldError = { path: 'address.zip', message: 'address.zip must match /^\\d{5}$/ regular expression', constraint: 'matches' };
 
-const errors: { error: ToolwrightError; cls: abstract new (...args: never[]) => ToolwrightError; code: string }[] = [
-  { error: new ToolwrightError('CUSTOM', 'custom failure'), cls: ToolwrightError, code: 'CUSTOM' },
+const errors: { error: ToolwrightError; cls: abstract new (...args: never[]) => ToolwrightError; code: ErrorCode }[] = [
+  { error: new ToolwrightError('INTERNAL', 'custom failure'), cls: ToolwrightError, code: 'INTERNAL' },
+  { error: new ToolwrightConfigError('historyLimit must be a non-negative integer, got -1'), cls: ToolwrightConfigError, code: 'INVALID_CONFIG' },
+  { error: new ToolwrightConfigError('SqliteStore needs better-sqlite3', 'PEER_MISSING'), cls: ToolwrightConfigError, code: 'PEER_MISSING' },
+  { error: new StoreCorruptError('sqlite', 'SQLite file /x.db is not a usable database', new Error('file is not a database')), cls: StoreCorruptError, code: 'STORE_CORRUPT' },
   { error: new ToolDefinitionError('RefundTool has no execute method.'), cls: ToolDefinitionError, code: 'INVALID_DEFINITION' },
   { error: new ToolNotFoundError('refnud', ['refund', 'lookup']), cls: ToolNotFoundError, code: 'TOOL_NOT_FOUND' },
   { error: new ToolInputError('INVALID_JSON', 'refund', [{ path: '', message: 'arguments are not valid JSON', constraint: 'isJson' }]), cls: ToolInputError, code: 'INVALID_JSON' },
@@ -112,5 +121,28 @@ describe('details', () => {
     expect(store.cause).toBe(cause);
     const model = new ModelError('openai', 'rate limited', 429, true);
     expect(model).toMatchObject({ provider: 'openai', status: 429, retryable: true, message: 'openai model failed (HTTP 429): rate limited' });
+  });
+});
+
+describe('encodeToolError', () => {
+  it('is the one shape every surface sends: status, code, message, and per-field errors only when given', () => {
+    expect(JSON.parse(encodeToolError('DENIED', 'no'))).toEqual({ status: 'error', code: 'DENIED', message: 'no' });
+    expect(JSON.parse(encodeToolError('INVALID_ARGUMENTS', 'bad', [fieldError]))).toEqual({ status: 'error', code: 'INVALID_ARGUMENTS', message: 'bad', errors: [fieldError] });
+    for (const { error } of errors) expect(error.toToolResult()).toBe(encodeToolError(error.code, JSON.parse(error.toToolResult()).message, JSON.parse(error.toToolResult()).errors));
+  });
+
+  it('no source file outside errors.ts builds the error JSON by hand', () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (path.endsWith('.ts')) files.push(path);
+      }
+    };
+    walk(join(__dirname, '../src'));
+    expect(files.length).toBeGreaterThan(20);
+    const handBuilt = files.filter((file) => /status:\s*'error'/.test(readFileSync(file, 'utf8')) && !file.endsWith(join('errors', 'errors.ts')));
+    expect(handBuilt).toEqual([]);
   });
 });

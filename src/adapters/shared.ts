@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from '../agent/agent';
-import { ToolwrightError } from '../errors/errors';
+import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { CallOptions, ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import type { AgentContext } from '../session/agent-context';
@@ -40,7 +40,7 @@ export function selectDefinitions(registry: ToolRegistry, names: readonly string
 export async function resolveSession<R>(source: SessionSource<R>, runtime: R): Promise<ToolSession> {
   const session = typeof source === 'function' ? await source(runtime) : source;
   if (!session || !session.context || !session.memory) {
-    throw new TypeError('toolwright adapter: the session resolver must return { context, memory } (an AgentContext and an AgentMemory).');
+    throw new ToolwrightConfigError('toolwright adapter: the session resolver must return { context, memory } (an AgentContext and an AgentMemory).');
   }
   return session;
 }

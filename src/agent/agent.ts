@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ContainerLike } from '../container/container';
-import { ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError } from '../errors/errors';
+import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightConfigError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
 import type { ToolDefinition } from '../schema/json-schema';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry';
@@ -308,7 +308,7 @@ interface ToolPlan {
   timeoutMs?: number;
 }
 
-const CORRECTABLE = new Set(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'MODEL_RETRY']);
+const CORRECTABLE = new Set<ErrorCode>(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'MODEL_RETRY']);
 const NO_APPROVALS: PendingApproval[] = [];
 
 /**
@@ -1000,8 +1000,8 @@ function approvalRecord(decision: StoredDecision): ApprovalRecord {
   return record;
 }
 
-function refusal(code: string, message: string): string {
-  return JSON.stringify({ status: 'error', code, message });
+function refusal(code: ErrorCode, message: string): string {
+  return encodeToolError(code, message);
 }
 
 /** A history window may start with tool results whose assistant call was cut off; providers refuse those. */
@@ -1012,6 +1012,6 @@ function withoutOrphanResults(snapshot: SessionSnapshot): SessionSnapshot {
 }
 
 function positiveInt(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new ToolwrightConfigError(`${name} must be a positive integer, got ${value}`);
   return value;
 }

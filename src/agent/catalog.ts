@@ -1,3 +1,4 @@
+import { ToolwrightConfigError } from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import type { AgentContext } from '../session/agent-context';
@@ -231,11 +232,11 @@ export class ToolCatalog {
       options.authorize !== undefined ||
       registry.gated;
     if (options.topK !== undefined) {
-      if (!Number.isInteger(options.topK) || options.topK < 1) throw new RangeError(`catalog.topK must be a positive integer, got ${options.topK}`);
+      if (!Number.isInteger(options.topK) || options.topK < 1) throw new ToolwrightConfigError(`catalog.topK must be a positive integer, got ${options.topK}`);
       searchIndex(registry);
     }
     for (const name of options.always ?? []) {
-      if (!registry.has(name)) throw new RangeError(`catalog.always names "${name}", which is not a registered tool.`);
+      if (!registry.has(name)) throw new ToolwrightConfigError(`catalog.always names "${name}", which is not a registered tool.`);
     }
   }
 

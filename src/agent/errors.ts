@@ -1,4 +1,4 @@
-import { ModelError, ToolwrightError, type FieldError } from '../errors/errors';
+import { ModelError, ToolwrightError, type ErrorCode, type FieldError } from '../errors/errors';
 import type { Message } from '../session/message';
 
 /**
@@ -7,7 +7,7 @@ import type { Message } from '../session/message';
  */
 export class AgentRunError extends ToolwrightError {
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly sessionId: string,
     readonly history: readonly Message[],

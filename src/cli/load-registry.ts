@@ -1,12 +1,17 @@
 import { existsSync } from 'node:fs';
-import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { createJiti } from 'jiti';
+import type * as TypeScript from 'typescript';
+
+type Jiti = ReturnType<typeof createJiti>;
+type TransformOptions = Parameters<NonNullable<NonNullable<Parameters<typeof createJiti>[1]>['transform']>>[0];
 import { ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { CliError, EXIT } from './errors';
 
 export const DEFAULT_MODULES = ['toolwright.config.ts', 'toolwright.config.js'];
-
-const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
 const EXPORT_HINT =
   'Export it as `export const registry = ToolRegistry.build({ tools: [...] })`, or as the default export ' +
@@ -15,17 +20,19 @@ const EXPORT_HINT =
 /**
  * Loads the module named by `--module` (or the default `toolwright.config.ts`/`.js` in `cwd`) and
  * returns the ToolRegistry it exports: `registry`, the default export, or what a default-exported
- * function returns. `.ts` modules are loaded through ts-node (transpile-only).
+ * function returns. Modules are loaded with jiti, in CommonJS and ESM apps alike (`.ts`, `.mts`,
+ * `.cts`, `.js`-suffixed imports of `.ts` files, top-level await), TypeScript compiled by the app's
+ * own `typescript` with decorator metadata on.
  */
 export async function loadRegistry(modulePath: string | undefined, cwd: string): Promise<ToolRegistry> {
   const file = findModule(modulePath, cwd);
   const shown = relative(cwd, file) || file;
-  if (TS_EXTENSIONS.has(extname(file))) registerTsNode(file);
 
   let mod: Record<string, unknown>;
   try {
-    mod = require(file) as Record<string, unknown>;
+    mod = (await loader(file).import(file)) as Record<string, unknown>;
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const detail = error instanceof ToolwrightError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
     throw new CliError('MODULE_LOAD_FAILED', `Loading ${shown} failed: ${detail}`, EXIT.MODULE, { cause: error });
   }
@@ -41,7 +48,8 @@ export async function loadRegistry(modulePath: string | undefined, cwd: string):
     }
   }
   if (!isRegistry(candidate)) {
-    const names = Object.keys(mod).filter((k) => k !== '__esModule');
+    // The loader adds `default` (the exports themselves) to a CommonJS module: not one of its own names.
+    const names = Object.keys(mod).filter((k) => k !== '__esModule' && !(k === 'default' && isRecord(mod.default) && Object.keys(mod.default).every((n) => (mod.default as Record<string, unknown>)[n] === mod[n])));
     throw new CliError(
       'NO_REGISTRY',
       `${shown} does not export a ToolRegistry (exports: ${names.length ? names.join(', ') : 'none'}). ${EXPORT_HINT}`,
@@ -71,27 +79,52 @@ function findModule(modulePath: string | undefined, cwd: string): string {
   );
 }
 
-let tsNodeRegistered = false;
+let jiti: Jiti | undefined;
 
-/** ts-node, transpile-only, with the compiler options toolwright's decorators need. */
-function registerTsNode(file: string): void {
-  if (tsNodeRegistered) return;
-  let tsNode: { register(options: object): unknown };
-  try {
-    tsNode = require('ts-node') as typeof tsNode;
-  } catch {
-    throw new CliError(
-      'TS_NODE_MISSING',
-      `Loading ${file} (TypeScript) needs ts-node: npm install --save-dev ts-node. Or compile it and pass the .js file with --module.`,
-      EXIT.MODULE,
-    );
+/**
+ * jiti (module resolution, CommonJS/ESM interop, `.js` → `.ts` imports) with TypeScript itself as
+ * the compiler: jiti's default Babel transform has no `emitDecoratorMetadata`, which typedi and
+ * toolwright's schemas read.
+ */
+function loader(file: string): Jiti {
+  if (jiti) return jiti;
+  let ts: typeof TypeScript | undefined;
+  const compile = (opts: TransformOptions) => {
+    ts ??= loadTypeScript(file);
+    const { outputText } = ts.transpileModule(opts.source, {
+      // jiti evaluates CommonJS; a .mts/.cts name would make TypeScript pick the module format itself.
+      fileName: opts.filename?.replace(/\.[mc]([jt]sx?)$/, '.$1'),
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+        useDefineForClassFields: false,
+        jsx: ts.JsxEmit.React,
+      },
+    });
+    return { code: outputText };
+  };
+  // A cache of our own: another tool's jiti cache holds the same files compiled without decorator metadata.
+  jiti = createJiti(file, { fsCache: join(tmpdir(), 'toolwright-jiti'), interopDefault: false, transform: compile });
+  return jiti;
+}
+
+/** The app's own TypeScript (resolved from the module), else the one toolwright can find. */
+function loadTypeScript(file: string): typeof TypeScript {
+  for (const from of [file, __filename]) {
+    try {
+      return createRequire(from)('typescript') as typeof TypeScript;
+    } catch {
+      // try the next place
+    }
   }
-  tsNode.register({
-    transpileOnly: true,
-    projectSearchDir: dirname(file),
-    compilerOptions: { module: 'commonjs', experimentalDecorators: true, emitDecoratorMetadata: true },
-  });
-  tsNodeRegistered = true;
+  throw new CliError(
+    'TYPESCRIPT_MISSING',
+    `Loading ${file} (TypeScript) needs the typescript package: npm install --save-dev typescript. Or compile it and pass the .js file with --module.`,
+    EXIT.MODULE,
+  );
 }
 
 /** Duck-typed: the module may load toolwright from another path (src vs dist, a nested install). */

@@ -2,10 +2,69 @@
  * One base error with a string `code`. Definition errors are raised by `ToolRegistry.build`;
  * call errors by `registry.call`; each call error knows the compact JSON a model may see.
  */
-export class ToolwrightError extends Error {
-  readonly code: string;
 
-  constructor(code: string, message: string, options?: { cause?: unknown; captureStack?: boolean }) {
+/** Every `code` a ToolwrightError carries: one list, so a switch over codes is checked. */
+export type ErrorCode =
+  // Definitions and configuration (build time, constructors)
+  | 'INVALID_DEFINITION'
+  | 'INVALID_CONFIG'
+  | 'INVALID_MCP_CONFIG'
+  | 'PEER_MISSING'
+  // Calls (model-correctable first)
+  | 'TOOL_NOT_FOUND'
+  | 'INVALID_JSON'
+  | 'INVALID_ARGUMENTS'
+  | 'TOOL_FAILED'
+  | 'INVALID_OUTPUT'
+  | 'TOOL_TIMEOUT'
+  | 'ABORTED'
+  | 'MODEL_RETRY'
+  | 'APPROVAL_REQUIRED'
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'MEMORY_NOT_LOADED'
+  // Stores and models
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_CORRUPT'
+  | 'STORE_LIMIT'
+  | 'INVALID_ID'
+  | 'MODEL_FAILED'
+  // Agent runs
+  | 'RETRY_BUDGET_EXCEEDED'
+  | 'MAX_TURNS_EXCEEDED'
+  | 'RUN_ABORTED'
+  | 'RUN_NOT_FOUND'
+  | 'RUN_PAUSED'
+  | 'INVALID_APPROVAL'
+  | 'SESSION_FORBIDDEN'
+  | 'RUN_CLAIMED'
+  // A tool call refused before it ran: by a human (approval) or a beforeToolCall hook
+  | 'REJECTED'
+  | 'DENIED'
+  // CLI
+  | 'MODULE_NOT_FOUND'
+  | 'MODULE_LOAD_FAILED'
+  | 'NO_REGISTRY'
+  | 'TYPESCRIPT_MISSING'
+  | 'INVALID_OPTION'
+  | 'INVALID_NAME'
+  | 'FILE_EXISTS'
+  // A failure that is not a ToolwrightError, as a surface reports it to a model or client
+  | 'INTERNAL';
+
+/**
+ * The compact JSON a model (or an MCP client) sees for an error: `{ status: 'error', code,
+ * message }`, plus per-field `errors` for invalid arguments. The one place that shape is built.
+ */
+export function encodeToolError(code: ErrorCode, message: string, errors?: readonly FieldError[], omitted?: number): string {
+  if (errors === undefined) return JSON.stringify({ status: 'error', code, message });
+  // `omitted`: how many field errors a bounded answer left out (see ToolInputError).
+  return JSON.stringify(omitted ? { status: 'error', code, message, errors, omitted } : { status: 'error', code, message, errors });
+}
+
+export class ToolwrightError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; captureStack?: boolean }) {
     // Expected, model-correctable errors skip the stack trace: it always points into the
     // registry, and capturing it costs more than validating the call.
     const limit = Error.stackTraceLimit;
@@ -18,7 +77,17 @@ export class ToolwrightError extends Error {
 
   /** The compact JSON a model may see: code and message, never a stack. */
   toToolResult(): string {
-    return JSON.stringify({ status: 'error', code: this.code, message: this.message });
+    return encodeToolError(this.code, this.message);
+  }
+}
+
+/**
+ * A configuration mistake: an option out of range, a missing optional dependency, a resolver
+ * that returns the wrong thing. Raised where the configuration is read, with the fix.
+ */
+export class ToolwrightConfigError extends ToolwrightError {
+  constructor(message: string, code: 'INVALID_CONFIG' | 'PEER_MISSING' = 'INVALID_CONFIG', options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }
 
@@ -72,7 +141,7 @@ export class ToolInputError extends ToolwrightError {
   }
 
   override toToolResult(): string {
-    return JSON.stringify({ status: 'error', code: this.code, message: this.message, errors: this.errors, ...(this.omitted ? { omitted: this.omitted } : {}) });
+    return encodeToolError(this.code, this.message, this.errors, this.omitted);
   }
 }
 
@@ -114,7 +183,7 @@ export class ToolExecutionError extends ToolwrightError {
   override toToolResult(): string {
     const message =
       this.expose && this.cause instanceof Error ? this.cause.message : `Tool "${this.toolName}" failed unexpectedly.`;
-    return JSON.stringify({ status: 'error', code: this.code, message });
+    return encodeToolError(this.code, message);
   }
 }
 
@@ -128,7 +197,7 @@ export class ToolOutputError extends ToolwrightError {
   }
 
   override toToolResult(): string {
-    return JSON.stringify({ status: 'error', code: this.code, message: `Tool "${this.toolName}" returned an invalid result.` });
+    return encodeToolError(this.code, `Tool "${this.toolName}" returned an invalid result.`);
   }
 }
 
@@ -153,6 +222,16 @@ export class ApprovalRequiredError extends ToolwrightError {
 export class StoreUnavailableError extends ToolwrightError {
   constructor(readonly store: string, cause: unknown) {
     super('STORE_UNAVAILABLE', `${store} store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * A store's data is damaged (SQLite: SQLITE_CORRUPT, SQLITE_NOTADB): retrying will not help.
+ * The message names the file and what to do; nothing was written.
+ */
+export class StoreCorruptError extends ToolwrightError {
+  constructor(readonly store: string, message: string, cause: unknown) {
+    super('STORE_CORRUPT', message, { cause });
   }
 }
 

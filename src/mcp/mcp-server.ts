@@ -12,7 +12,7 @@ import {
   type ElicitRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApprovalRequiredError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext } from '../session/agent-context';
@@ -262,13 +262,13 @@ function errorResult(error: unknown, onError: (error: unknown) => void): CallToo
   let text: string;
   if (error instanceof StoreUnavailableError) {
     onError(error);
-    text = JSON.stringify({ status: 'error', code: error.code, message: 'Session storage is unavailable; try again later.' });
+    text = encodeToolError(error.code, 'Session storage is unavailable; try again later.');
   } else if (error instanceof ToolwrightError) {
     if (error.code === 'TOOL_FAILED' || error.code === 'INVALID_OUTPUT') onError(error);
     text = error.toToolResult();
   } else {
     onError(error);
-    text = JSON.stringify({ status: 'error', code: 'INTERNAL', message: 'The tool server failed unexpectedly.' });
+    text = encodeToolError('INTERNAL', 'The tool server failed unexpectedly.');
   }
   return { content: [{ type: 'text', text }], isError: true };
 }

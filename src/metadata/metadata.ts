@@ -115,3 +115,8 @@ export function createValidationExecutor(storage: MetadataStorage, options: Vali
   executor.metadataStorage = storage;
   return executor;
 }
+
+/** Whether a property has `@Type(...)` at all (its thunk may still return undefined while its module loads). */
+export function hasTransformType(target: Function, propertyName: string): boolean {
+  return defaultMetadataStorage.findTypeMetadata(target, propertyName) !== undefined;
+}

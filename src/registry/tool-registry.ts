@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Ajv from 'ajv';
+import { Container } from 'typedi';
 import { typediContainer, type ContainerLike } from '../container/container';
 import {
   ModelRetryError,
@@ -393,6 +394,7 @@ function buildEntry(
         'Add @Tool({ name, description }) (or @Service()) to the class and enable emitDecoratorMetadata.',
     );
   }
+  if (container === typediContainer) checkInjectableParams(toolClass, cls);
   let instance: ToolInterface<never>;
   try {
     instance = container.get(toolClass) as ToolInterface<never>;
@@ -620,4 +622,32 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/**
+ * typedi injects by the constructor types TypeScript records. An interface, a union or a type
+ * alias is recorded as `Object` (a class not loaded yet as `undefined`), and typedi would inject
+ * nothing there without an error: the tool would fail at its first call. Refuse it at build.
+ */
+function checkInjectableParams(toolClass: ClassType, cls: string): void {
+  const types = getConstructorParamTypes(toolClass) ?? [];
+  const names = constructorParamNames(toolClass);
+  types.forEach((type, index) => {
+    if (type !== Object && type !== undefined) return;
+    if (Container.handlers.some((h) => h.object === toolClass && h.index === index)) return; // @Inject(...) names it
+    const name = names[index] ?? `#${index + 1}`;
+    throw new ToolDefinitionError(
+      `${cls}: constructor parameter "${name}" (#${index + 1}) ` +
+        (type === undefined
+          ? 'is typed with a class that was not loaded yet when the class was decorated (a circular import?). Break the import cycle. '
+          : 'is typed as an interface, a union or a type alias, which TypeScript records as Object: the container cannot know what to inject. ') +
+        "Type it with a class (an abstract class works as a token), or name what to inject with typedi's @Inject('token') and Container.set('token', value).",
+    );
+  });
+}
+
+/** Parameter names from the compiled constructor, for messages only (best effort). */
+function constructorParamNames(toolClass: ClassType): string[] {
+  const match = /constructor\s*\(([^)]*)\)/.exec(Function.prototype.toString.call(toolClass));
+  return match ? match[1].split(',').map((p) => p.trim().split(/[\s=]/)[0]) : [];
 }

@@ -7,6 +7,7 @@ import {
   getPropertyTransform,
   getTransformType,
   type PropertyTransform,
+  hasTransformType,
   type ValidationMetadata,
 } from '../metadata/metadata';
 import type { ClassType, ParamMetadata } from '../metadata/types';
@@ -192,6 +193,7 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   const params = getParams(cls);
   const constraints = getConstraints(cls);
   const names = [...new Set([...params.keys(), ...constraints.keys()])];
+  if (names.length === 0 && seen.length > 0) throw notLoaded(`${cls.name}, the class of a nested property (${options.usage}), has no decorated properties`);
   const schema: JsonSchema = { type: 'object', properties: {} };
   const validation: JsonSchema = { type: 'object', properties: {} };
   const required: string[] = [];
@@ -314,11 +316,21 @@ function defaultOf(probe: Record<string, unknown> | undefined, name: string, par
   return JSON.parse(json);
 }
 
+/** A nested class whose module has not finished loading: say so, rather than blame its type. */
+function notLoaded(what: string): ToolDefinitionError {
+  return new ToolDefinitionError(
+    `${what}: the class's decorators have not run yet. Usually two modules import each other, so one class is used before ` +
+      'its module finished loading. Break the import cycle (move the nested class to its own module), import that module ' +
+      'before ToolRegistry.build, and name the class lazily: @Type(() => Address) or @Param({ type: () => Address }).',
+  );
+}
+
 function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: ValidationMetadata[], where: string): Kind {
   const fix = `Add @Param({ type: … }) to ${where}, e.g. type: 'integer', () => [String] or () => Address.`;
   const classify = (t: unknown, context: string): Kind => {
     const scalar = SCALARS.get(t);
     if (scalar) return scalar;
+    if (t === undefined) throw notLoaded(`The type of ${where} names a class that is undefined at build time`);
     if (typeof t !== 'function' || t === Object || t === Array) {
       throw new ToolDefinitionError(`Cannot know the ${context} type of ${where}. ${fix}`);
     }
@@ -345,6 +357,7 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
 
   const design = getDesignType(cls, name);
   const transformType = getTransformType(cls, name);
+  if (transformType === undefined && hasTransformType(cls, name)) throw notLoaded(`The type of ${where} names a class that is undefined at build time`);
   if (design === Array) {
     if (transformType) return { kind: 'array', item: classify(transformType, 'item') };
     if (param.items) return { kind: 'array', item: { kind: 'schema', schema: param.items } };
@@ -356,6 +369,8 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
     if (transformType) return classify(transformType, 'property');
     const inferred = inferFromConstraints(metas.filter((m) => !m.each), param);
     if (inferred) return inferred;
+    // TypeScript records `undefined` (not Object) when the class a property is typed with did not exist yet.
+    if (design === undefined) throw notLoaded(`The TypeScript type of ${where} was undefined when ${cls.name} was decorated`);
     throw new ToolDefinitionError(`Cannot know the type of ${where} (its TypeScript type is not a class, or it has no decorator). ${fix}`);
   }
   const kind = classify(transformType ?? design, 'property');

@@ -2,6 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import { entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
 import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
+import { requirePeer } from '../errors/optional-peer';
+import { ToolwrightConfigError } from '../errors/errors';
 import {
   checkHistoryLimit,
   checkId,
@@ -20,9 +22,18 @@ import {
   toSessionSnapshot,
 } from './snapshot-rows';
 
+/**
+ * The part of a `pg` pool the store needs to accept one. Declared structurally so that
+ * toolwright's types need no pg install; a `Pool` instance fits.
+ */
+export interface PgPoolLike {
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+}
+
 export interface PostgresStoreOptions {
   /** A pool you own (not ended by `close()`); otherwise one is created from `connectionString`. */
-  pool?: Pool;
+  pool?: PgPoolLike;
   connectionString?: string;
   /** Schema holding the tables, created when missing. Default `toolwright`. */
   schema?: string;
@@ -132,14 +143,14 @@ export class PostgresStore implements SessionStore {
 
   constructor(options: PostgresStoreOptions = {}) {
     const schema = options.schema ?? 'toolwright';
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new RangeError(`invalid schema name ${JSON.stringify(schema)}: use letters, digits and _`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new ToolwrightConfigError(`invalid schema name ${JSON.stringify(schema)}: use letters, digits and _`);
     this.s = `"${schema}"`;
     this.ttlSeconds = options.sessionTtlSeconds;
     this.owned = !options.pool;
     const timeout = options.statementTimeoutMs ?? 5000;
     this.timeoutMs = timeout;
     this.pool =
-      options.pool ??
+      (options.pool as Pool | undefined) ??
       new (pg().Pool)({
         connectionString: options.connectionString,
         connectionTimeoutMillis: timeout,
@@ -472,6 +483,5 @@ interface Queryable {
 
 /** pg is an optional peer dependency: loaded only when a PostgresStore makes its own pool. */
 function pg(): typeof import('pg') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('pg');
+  return requirePeer('pg', 'npm install pg@8', 'PostgresStore without a pool');
 }

@@ -3,6 +3,7 @@ import { attachIndex, CachedMemoryIndex, type MemorySearchResult } from '../sess
 import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore } from './store';
+import { requirePeer } from '../errors/optional-peer';
 import {
   checkHistoryLimit,
   checkId,
@@ -21,9 +22,18 @@ import {
   toSessionSnapshot,
 } from './snapshot-rows';
 
+/**
+ * The part of an `ioredis` client the store needs to accept one. Declared structurally so that
+ * toolwright's types need no ioredis install; a `Redis` instance fits.
+ */
+export interface RedisClientLike {
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  quit(): Promise<unknown>;
+}
+
 export interface RedisStoreOptions {
   /** A client you own (not closed by `close()`); otherwise one is created from url/host/port. */
-  client?: Redis;
+  client?: RedisClientLike;
   url?: string;
   host?: string;
   port?: number;
@@ -182,7 +192,7 @@ export class RedisStore implements SessionStore {
       disconnectTimeout: 200,
     };
     this.client =
-      options.client ??
+      (options.client as Redis | undefined) ??
       (options.url
         ? new (ioredis())(options.url, failFast)
         : new (ioredis())({ host: options.host ?? '127.0.0.1', port: options.port ?? 6379, ...failFast }));
@@ -372,6 +382,5 @@ function ioredisCommand(): typeof import('ioredis').Command {
 
 /** ioredis is an optional peer dependency: loaded only when a RedisStore makes its own client. */
 function ioredis(): typeof Redis {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('ioredis');
+  return requirePeer('ioredis', 'npm install ioredis@6', 'RedisStore without a client');
 }

@@ -1,4 +1,4 @@
-import { InvalidIdError, StoreLimitError, StoreUnavailableError } from '../errors/errors';
+import { InvalidIdError, StoreCorruptError, StoreLimitError, StoreUnavailableError, ToolwrightError, ToolwrightConfigError } from '../errors/errors';
 import type { Message } from '../session/message';
 import type {
   MemoryChanges,
@@ -24,7 +24,7 @@ export function lastMessages<T>(items: T[], limit: number | undefined): T[] {
 
 export function checkHistoryLimit(limit: number | undefined): number | undefined {
   if (limit === undefined) return undefined;
-  if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`historyLimit must be a non-negative integer, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 0) throw new ToolwrightConfigError(`historyLimit must be a non-negative integer, got ${limit}`);
   return limit;
 }
 
@@ -105,8 +105,13 @@ export async function guard<T>(store: string, op: () => Promise<T> | T, saving?:
   try {
     return await op();
   } catch (err) {
-    if (err instanceof StoreUnavailableError || err instanceof StoreLimitError) throw err;
+    if (err instanceof ToolwrightError) throw err;
     if (saving && tooLarge(err)) throw new StoreLimitError(store, saving(), err);
+    const code = (err as { code?: unknown } | null)?.code;
+    // A damaged database is not "unavailable": retrying cannot help.
+    if (typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) {
+      throw new StoreCorruptError(store, `${store} store data is corrupt (${code}): restore the database from a backup.`, err);
+    }
     throw new StoreUnavailableError(store, err);
   }
 }

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { StoreUnavailableError } from '../errors/errors';
+import { dirname, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
+import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import { requirePeer } from '../errors/optional-peer';
 import { attachIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
 import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
@@ -30,6 +31,8 @@ export interface SqliteStoreOptions {
   sessionTtlSeconds?: number;
   /** Default `historyLimit` for `loadSession` when the caller gives none. */
   historyWindow?: number;
+  /** The time in ms for TTLs (default `Date.now`); tests pass a clock they advance instead of sleeping. */
+  clock?: () => number;
 }
 
 /**
@@ -211,7 +214,7 @@ export class SqliteStore implements SessionStore {
             c.pendingRun !== undefined ? 1 : 0,
             c.pendingRun ?? null,
             seq,
-            ttl === undefined ? null : Date.now() + ttl * 1000,
+            ttl === undefined ? null : this.now() + ttl * 1000,
             id,
           );
         return updated as number;
@@ -251,7 +254,7 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       return db.transaction(() => {
-        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(Date.now()) as number[];
+        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(this.now()) as number[];
         for (const id of ids) this.deleteRows(db, id);
         return ids.length;
       }).immediate();
@@ -395,22 +398,32 @@ export class SqliteStore implements SessionStore {
   /** Opened on first use, so a bad path fails the call (typed) rather than the constructor. */
   private db(): Database.Database {
     if (this.opened) return this.opened;
-    if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
-    const timeoutMs = this.options.busyTimeoutMs ?? 5000;
-    const db = new Database(this.path, { timeout: timeoutMs });
+    const Sqlite = requirePeer<typeof Database>(
+      'better-sqlite3',
+      'npm install better-sqlite3@12',
+      'SqliteStore (the default store)',
+      'Or pass another store: new InMemoryStore() (one process, nothing kept), RedisStore or PostgresStore.',
+    );
     try {
-      retryWhileBusy(timeoutMs, () => {
-        if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
-        // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
-        db.pragma('synchronous = NORMAL');
-        migrate(db);
-      });
+      if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
+      const timeoutMs = this.options.busyTimeoutMs ?? 5000;
+      const db = new Sqlite(this.path, { timeout: timeoutMs });
+      try {
+        retryWhileBusy(timeoutMs, () => {
+          if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
+          // WAL + NORMAL: a commit survives a process crash; only an OS crash may lose the last ones.
+          db.pragma('synchronous = NORMAL');
+          migrate(db);
+        });
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+      this.opened = db;
+      return db;
     } catch (err) {
-      db.close();
-      throw err;
+      throw sqliteOpenError(this.path, err);
     }
-    this.opened = db;
-    return db;
   }
 
   /** Each SQL text is always used in one mode (plain, raw or pluck), so a cached statement keeps it. */
@@ -424,7 +437,11 @@ export class SqliteStore implements SessionStore {
   }
 
   private expired(row: SessionMetaRow): boolean {
-    return row.expires_at !== null && row.expires_at <= Date.now();
+    return row.expires_at !== null && row.expires_at <= this.now();
+  }
+
+  private now(): number {
+    return this.options.clock ? this.options.clock() : Date.now();
   }
 
   private deleteRows(db: Database.Database, id: number): void {
@@ -432,6 +449,43 @@ export class SqliteStore implements SessionStore {
     this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM sessions WHERE id = ?').run(id);
   }
+}
+
+const SQLITE_FIXES: Record<string, string> = {
+  SQLITE_CANTOPEN: 'check that the directory exists and is writable, and that the path is not a directory',
+  SQLITE_READONLY: 'give this process write access to the file and its directory (SQLite also writes -wal and -shm files beside it)',
+  SQLITE_PERM: 'give this process write access to the file and its directory',
+  SQLITE_BUSY: 'another process holds the write lock; raise busyTimeoutMs or stop the other writer',
+  SQLITE_FULL: 'free disk space',
+  EACCES: 'give this process write access to the directory',
+  ENOTDIR: 'a part of the path is a file, not a directory; choose another path',
+  EEXIST: 'a part of the path is a file, not a directory; choose another path',
+};
+
+/**
+ * An error opening the file, with its absolute path and what to do. A damaged file is not
+ * "unavailable" (retrying will not help): it gets STORE_CORRUPT.
+ */
+function sqliteOpenError(path: string, err: unknown): ToolwrightError {
+  if (err instanceof ToolwrightError) return err;
+  const where = path === ':memory:' || path.startsWith('file:') ? path : resolve(path);
+  const code = sqliteCode(err);
+  const reason = err instanceof Error ? err.message : String(err);
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return new StoreCorruptError(
+      'sqlite',
+      `SQLite file ${where} is not a usable database (${code}: ${reason}). ` +
+        'Restore it from a backup, or move it aside to start with an empty store; toolwright creates a new file when none exists.',
+      err,
+    );
+  }
+  const fix = SQLITE_FIXES[code] ?? SQLITE_FIXES[code.replace(/_[A-Z]+$/, '')];
+  return new StoreUnavailableError('sqlite', new Error(`cannot open ${where} (${code || 'error'}: ${reason})${fix ? `; ${fix}` : ''}`, { cause: err }));
+}
+
+function sqliteCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
 }
 
 /**

@@ -6,7 +6,7 @@ const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk'];
 /** Loaded lazily, inside the model adapters and stores that need them. */
-const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg'];
+const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg', 'better-sqlite3'];
 
 /** The bare module specifiers a source file loads at run time (type-only imports are erased). */
 function runtimeImports(file: string): string[] {
@@ -69,15 +69,21 @@ describe('packaging: optional integrations stay out of the core', () => {
   });
 
   it('maps every subpath export to a compiled module of an existing source file', () => {
-    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    expect(pkg.exports['.']).toEqual({
+      import: { types: './dist/index.d.mts', default: './dist/index.mjs' },
+      require: { types: './dist/index.d.ts', default: './dist/index.js' },
+    });
     expect(pkg.bin.toolwright).toBe('dist/cli/main.js');
     expect(readFileSync(join(ROOT, 'src/cli/main.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
-    const subpaths = Object.entries(pkg.exports as Record<string, string | { default: string; types: string }>).filter(([key]) => key !== './package.json');
+    type Target = { default: string; types: string };
+    const subpaths = Object.entries(pkg.exports as Record<string, string | { import: Target; require: Target }>).filter(([key]) => key !== './package.json');
     expect(subpaths.map(([key]) => key)).toEqual(['.', './mcp', './adapters/ai-sdk', './adapters/openai-agents', './adapters/langchain']);
     for (const [, target] of subpaths) {
-      const { default: js, types } = target as { default: string; types: string };
-      expect(types).toBe(js.replace(/\.js$/, '.d.ts'));
-      expect(existsSync(join(ROOT, js.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')))).toBe(true);
+      // CommonJS: x.js + x.d.ts; ESM: x.mjs + x.d.mts beside them (scripts/build-esm.js), one source file.
+      const { import: esm, require: cjs } = target as { import: Target; require: Target };
+      expect(cjs.types).toBe(cjs.default.replace(/\.js$/, '.d.ts'));
+      expect(esm).toEqual({ types: cjs.default.replace(/\.js$/, '.d.mts'), default: cjs.default.replace(/\.js$/, '.mjs') });
+      expect(existsSync(join(ROOT, cjs.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')))).toBe(true);
     }
   });
 

@@ -8,6 +8,7 @@ import {
   Tool,
   ToolCatalog,
   ToolRegistry,
+  ToolwrightConfigError,
   type ClassType,
   type ContainerLike,
   type ToolDefinition,
@@ -181,7 +182,7 @@ describe('per-turn tool catalog', () => {
 
   it('rejects bad catalog options at construction', () => {
     const model = new ScriptedModel([]);
-    expect(() => new Agent({ store: new InMemoryStore(), name: 'a', model, tools, catalog: { topK: 0 } })).toThrow(RangeError);
+    expect(() => new Agent({ store: new InMemoryStore(), name: 'a', model, tools, catalog: { topK: 0 } })).toThrow(ToolwrightConfigError);
     expect(() => new Agent({ store: new InMemoryStore(), name: 'a', model, tools, catalog: { always: ['nope'] } })).toThrow(/nope/);
   });
 });

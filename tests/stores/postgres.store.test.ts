@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { StoreUnavailableError } from '../../src/errors/errors';
+import { StoreUnavailableError, ToolwrightConfigError } from '../../src/errors/errors';
 import { AgentMemory } from '../../src/session/agent-memory';
 import { POSTGRES_SCHEMA_VERSION, PostgresStore } from '../../src/stores/postgres.store';
 import { freePort, startPostgres, type PostgresServer } from '../support/servers';
@@ -84,7 +84,7 @@ describe('PostgresStore', () => {
   });
 
   it('rejects an invalid schema name', () => {
-    expect(() => new PostgresStore({ schema: 'x"; DROP TABLE y; --' })).toThrow(RangeError);
+    expect(() => new PostgresStore({ schema: 'x"; DROP TABLE y; --' })).toThrow(ToolwrightConfigError);
   });
 
   it('fails with StoreUnavailableError when nothing listens on the port', async () => {

@@ -6,8 +6,9 @@ import type {
   MessageParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { ModelError } from '../../errors/errors';
+import { ModelError, ToolwrightConfigError } from '../../errors/errors';
 import { toModelError } from './sdk-errors';
+import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
 import type { Model, ModelRequest, ModelResponse } from '../model';
@@ -19,7 +20,7 @@ export interface AnthropicModelOptions {
   apiKey?: string;
   baseURL?: string;
   /** A ready client (Bedrock, Vertex, custom fetch…); `apiKey`, `baseURL`, `timeoutMs`, `maxRetries` are then ignored. */
-  client?: Anthropic;
+  client?: AnthropicClientLike;
   /** Required by the Messages API. Default 4096. */
   maxTokens?: number;
   temperature?: number;
@@ -30,6 +31,14 @@ export interface AnthropicModelOptions {
   name?: string;
   /** Send tools with strict tool use (grammar-constrained inputs); a schema strict mode cannot express is sent non-strict. */
   strictTools?: boolean;
+}
+
+/**
+ * The part of an `@anthropic-ai/sdk` client this model calls. Declared structurally so that
+ * toolwright's types need no SDK install; an `Anthropic` (or Bedrock/Vertex) instance fits.
+ */
+export interface AnthropicClientLike {
+  messages: { create(body: never, options?: never): { asResponse(): Promise<Response> } };
 }
 
 const PROVIDER = 'anthropic';
@@ -43,7 +52,7 @@ export class AnthropicModel implements Model {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
     try {
       this.client =
-        options.client ??
+        (options.client as Anthropic | undefined) ??
         new (anthropicSdk())({
           // Passed only when set: an explicit key switches off the SDK's credential lookup.
           ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
@@ -52,6 +61,7 @@ export class AnthropicModel implements Model {
           maxRetries: options.maxRetries ?? 2,
         });
     } catch (error) {
+      if (error instanceof ToolwrightConfigError) throw error; // the SDK is not installed
       throw new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
     }
   }
@@ -160,6 +170,5 @@ async function readMessage(response: Response): Promise<AnthropicMessage> {
 
 /** `@anthropic-ai/sdk` is an optional peer dependency: loaded when this model is first used. */
 function anthropicSdk(): typeof Anthropic {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('@anthropic-ai/sdk').Anthropic;
+  return requirePeer<{ Anthropic: typeof Anthropic }>('@anthropic-ai/sdk', 'npm install @anthropic-ai/sdk', 'AnthropicModel without a client').Anthropic;
 }

@@ -1,6 +1,6 @@
 export { ScriptedModel } from './scripted.model';
 export type { ScriptedStep, ScriptedStepFn, ScriptedToolCall, ScriptFn } from './scripted.model';
 export { OpenAIChatModel } from './openai.model';
-export type { OpenAIChatModelOptions } from './openai.model';
+export type { OpenAIChatModelOptions, OpenAIClientLike } from './openai.model';
 export { AnthropicModel } from './anthropic.model';
-export type { AnthropicModelOptions } from './anthropic.model';
+export type { AnthropicModelOptions, AnthropicClientLike } from './anthropic.model';

@@ -5,8 +5,9 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { ModelError } from '../../errors/errors';
+import { ModelError, ToolwrightConfigError } from '../../errors/errors';
 import { toModelError } from './sdk-errors';
+import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../schema/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
@@ -20,7 +21,7 @@ export interface OpenAIChatModelOptions {
   /** An OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL?: string;
   /** A ready client (Azure, custom fetch…); `apiKey`, `baseURL`, `timeoutMs`, `maxRetries` are then ignored. */
-  client?: OpenAI;
+  client?: OpenAIClientLike;
   temperature?: number;
   maxTokens?: number;
   /**
@@ -38,6 +39,14 @@ export interface OpenAIChatModelOptions {
   name?: string;
 }
 
+/**
+ * The part of an `openai` client this model calls. Declared structurally so that toolwright's
+ * types need no `openai` install; an `OpenAI` (or `AzureOpenAI`) instance fits.
+ */
+export interface OpenAIClientLike {
+  chat: { completions: { create(body: never, options?: never): { asResponse(): Promise<Response> } } };
+}
+
 const PROVIDER = 'openai';
 
 /** A `Model` over the official `openai` SDK's Chat Completions API (and every server that speaks it). */
@@ -49,7 +58,7 @@ export class OpenAIChatModel implements Model {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
     try {
       this.client =
-        options.client ??
+        (options.client as OpenAI | undefined) ??
         new (openaiSdk())({
           // Local servers ignore the key but the SDK insists on one.
           apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? (options.baseURL ? 'not-needed' : undefined),
@@ -58,6 +67,7 @@ export class OpenAIChatModel implements Model {
           maxRetries: options.maxRetries ?? 2,
         });
     } catch (error) {
+      if (error instanceof ToolwrightConfigError) throw error; // the SDK is not installed
       throw new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
     }
   }
@@ -171,6 +181,5 @@ function readArguments(raw: unknown, strictSchema: JsonSchema | undefined): stri
 
 /** `openai` is an optional peer dependency: loaded when this model is first used. */
 function openaiSdk(): typeof OpenAI {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('openai').OpenAI;
+  return requirePeer<{ OpenAI: typeof OpenAI }>('openai', 'npm install openai@6', 'OpenAIChatModel without a client').OpenAI;
 }
