@@ -49,8 +49,8 @@ async function main() {
   const stores: Array<[string, SessionStore]> = [
     ['in-memory', new InMemoryStore()],
     ['SQLite', new SqliteStore({ path: join(dir, 'state.db') })],
-    ['Redis', new RedisStore({ url: redis.url })],
-    ['PostgreSQL', new PostgresStore({ connectionString: postgres.connectionString })],
+    ['Redis', new RedisStore({ url: redis.url, commandTimeoutMs: 30_000 })],
+    ['PostgreSQL', new PostgresStore({ connectionString: postgres.connectionString, statementTimeoutMs: 30_000 })],
   ];
   const HISTORY = [1_000, 10_000];
   const MEMORY = [10, 1_000, 10_000, 50_000];
