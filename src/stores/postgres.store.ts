@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import { entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
+import { memoryKeyString } from './apply-changes';
+import { attachIndex, CachedMemoryIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
 import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
@@ -125,6 +126,7 @@ export class PostgresStore implements SessionStore {
   private readonly s: string;
   private readonly ttlSeconds?: number;
   private readonly timeoutMs: number;
+  private readonly memoryCache = new Map<string, { entries: MemoryEntry[]; index?: CachedMemoryIndex }>();
   private ready?: Promise<void>;
 
   constructor(options: PostgresStoreOptions = {}) {
@@ -252,15 +254,44 @@ export class PostgresStore implements SessionStore {
     return res.rowCount ?? 0;
   }
 
+  /**
+   * Entries are only ever appended, so this process keeps each recently used memory's entries
+   * (frozen) and search index, and a load reads only the entries saved since; `memory.search` on
+   * a loaded memory then uses that index instead of indexing every entry on every run.
+   */
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
-    const { rows } = await this.query(
-      `SELECT m.summary, m.version,
-         ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id ORDER BY seq) AS entries
-       FROM ${this.s}.memories m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
-      [tenantOf(key), key.agentName, key.userId],
-    );
-    const row = rows[0] as { summary: string | null; version: string; entries: string[] } | undefined;
-    return row && toMemorySnapshot(key, { entries: row.entries, summary: row.summary, version: Number(row.version) });
+    const scope = memoryKeyString(key);
+    let known = this.memoryCache.get(scope);
+    const read = (from: number) =>
+      this.query(
+        `SELECT m.summary, m.version, m.last_seq,
+           ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq > $4 ORDER BY seq) AS entries
+         FROM ${this.s}.memories m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
+        [tenantOf(key), key.agentName, key.userId, from],
+      );
+    let { rows } = await read(known?.entries.length ?? 0);
+    let row = rows[0] as { summary: string | null; version: string; last_seq: string; entries: string[] } | undefined;
+    if (row && known && Number(row.last_seq) < known.entries.length + row.entries.length) {
+      // The memory was recreated since: read it whole.
+      known = undefined;
+      ({ rows } = await read(0));
+      row = rows[0] as typeof row;
+    }
+    if (!row) {
+      this.memoryCache.delete(scope);
+      return undefined;
+    }
+    const tail = toMemorySnapshot(key, { entries: row.entries, summary: row.summary, version: Number(row.version) });
+    for (const e of tail.entries) Object.freeze(e);
+    const cached = known ?? { entries: [] as MemoryEntry[], index: undefined as CachedMemoryIndex | undefined };
+    for (const e of tail.entries) cached.entries.push(e);
+    cached.index?.add(tail.entries);
+    this.memoryCache.delete(scope);
+    this.memoryCache.set(scope, cached);
+    if (this.memoryCache.size > 256) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
+    return attachIndex({ ...tail, entries: cached.entries.slice() }, {
+      search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
+    });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
