@@ -53,7 +53,7 @@ async function main() {
     ['PostgreSQL', new PostgresStore({ connectionString: postgres.connectionString, statementTimeoutMs: 30_000 })],
   ];
   const HISTORY = [1_000, 10_000];
-  const MEMORY = [10, 1_000, 10_000, 50_000];
+  const MEMORY = process.env.SCALE_QUICK ? [10] : [10, 1_000, 10_000, 50_000];
   const load: Array<Array<string | number>> = [];
   const search: Array<Array<string | number>> = [];
   const runs: Array<Array<string | number>> = [];
