@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 /**
  * npm run bench [-- --rounds=9 --calls=50000 --warmup=20000 --no-write --all]
+ * npm run bench -- --scale[=catalog,stores] [--no-write]
  *
  * Registry benchmark: compiles bench/registry once with tsc (so no ts-node time is measured),
  * then runs each contender in its own process, interleaved (the order rotates every round),
  * and prints the medians over the rounds. Writes the table into bench/README.md between the
  * markers unless --no-write. --all also runs bench/agent.bench.ts and bench/stores.bench.ts.
+ *
+ * --scale runs every bench/scale/*.scale.ts (or those named) instead, each in its own process;
+ * each prints Markdown tables of size → cost, written into bench/SCALING.md between its
+ * `<!-- scale:NAME:start -->` / `<!-- scale:NAME:end -->` markers (a missing section is appended).
  */
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -115,7 +120,52 @@ function runOtherBenches() {
   }
 }
 
+function runScale() {
+  const arg = process.argv.find((a) => a === '--scale' || a.startsWith('--scale='));
+  const only = arg.includes('=') ? arg.split('=')[1].split(',') : undefined;
+  const dir = path.join(__dirname, 'scale');
+  const names = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.scale.ts'))
+    .map((f) => f.slice(0, -'.scale.ts'.length))
+    .filter((name) => !only || only.includes(name))
+    .sort();
+  const file = path.join(__dirname, 'SCALING.md');
+  for (const name of names) {
+    console.log(`\n## ${name} (bench/scale/${name}.scale.ts)\n`);
+    const began = Date.now();
+    const loadBefore = os.loadavg()[0];
+    const result = spawnSync(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', path.join(__dirname, 'toolwright-alias.js'), path.join(dir, `${name}.scale.ts`)],
+      { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') } },
+    );
+    process.stdout.write(result.stdout);
+    if (result.status !== 0) {
+      process.stderr.write(result.stderr);
+      process.exitCode = 1;
+      continue;
+    }
+    const note =
+      `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${new Date().toISOString().slice(0, 16)}Z, ` +
+      `load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, ${((Date.now() - began) / 1000).toFixed(0)} s.`;
+    console.log(note);
+    if (write) writeSection(file, name, `${result.stdout.trim()}\n\n${note}`);
+  }
+}
+
+function writeSection(file, name, text) {
+  const start = `<!-- scale:${name}:start -->`;
+  const end = `<!-- scale:${name}:end -->`;
+  let current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Scaling\n';
+  if (!current.includes(start)) current = `${current.trimEnd()}\n\n## ${name}\n\n${start}\n${end}\n`;
+  const a = current.indexOf(start);
+  const b = current.indexOf(end);
+  fs.writeFileSync(file, current.slice(0, a + start.length) + '\n' + text + '\n' + current.slice(b));
+}
+
 function main() {
+  if (process.argv.some((a) => a === '--scale' || a.startsWith('--scale='))) return runScale();
   const began = Date.now();
   console.log('Compiling bench/registry …');
   const out = compile();

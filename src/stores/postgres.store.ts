@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import { entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
+import { memoryKeyString } from './apply-changes';
+import { attachIndex, CachedMemoryIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
 import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { requirePeer } from '../errors/optional-peer';
@@ -139,6 +140,7 @@ export class PostgresStore implements SessionStore {
   private readonly s: string;
   private readonly ttlSeconds?: number;
   private readonly timeoutMs: number;
+  private readonly memoryCache = new Map<string, { entries: MemoryEntry[]; index?: CachedMemoryIndex }>();
   private ready?: Promise<void>;
 
   constructor(options: PostgresStoreOptions = {}) {
@@ -165,27 +167,37 @@ export class PostgresStore implements SessionStore {
     checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
     // One statement reads one snapshot: meta, state and history cannot come from different turns.
-    const { rows } = await this.query(
-      `SELECT s.user_id, s.user_input, s.pending_run, s.version,
-         ARRAY(SELECT key FROM ${this.s}.session_state st WHERE st.session_pk = s.id ORDER BY key) AS state_keys,
-         ARRAY(SELECT value FROM ${this.s}.session_state st WHERE st.session_pk = s.id ORDER BY key) AS state_values,
-         ARRAY(SELECT body FROM (SELECT seq, body FROM ${this.s}.session_messages m WHERE m.session_pk = s.id
-                                 ORDER BY seq DESC LIMIT $3) t ORDER BY seq) AS history
-       FROM ${this.s}.sessions s
-       WHERE s.tenant = $1 AND s.session_id = $2 AND (s.expires_at IS NULL OR s.expires_at > now())`,
-      [tenantOf(key), key.sessionId, limit ?? null],
-    );
-    const row = rows[0] as
-      | { user_id: string | null; user_input: string | null; pending_run: string | null; version: string; state_keys: string[]; state_values: string[]; history: string[] }
-      | undefined;
-    if (!row) return undefined;
+    // History comes as rows, not one text[] column: node-pg parsed a 10,000-message array literal
+    // (every quote in the JSON escaped) character by character, several times slower than rows.
+    const { rows } = await guard('postgres', async () => {
+      await this.migrated();
+      return this.pool.query<[number, string | null, string | null, string | null, string | null]>({
+        text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version FROM ${this.s}.sessions
+                          WHERE tenant = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > now()))
+               SELECT 0, user_id, user_input, pending_run, version::text FROM s
+               UNION ALL SELECT 1, st.key, st.value, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
+               UNION ALL (SELECT 2, m.body, m.seq::text, NULL, NULL FROM ${this.s}.session_messages m, s WHERE m.session_pk = s.id
+                          ORDER BY m.seq DESC LIMIT $3)`,
+        values: [tenantOf(key), key.sessionId, limit ?? null],
+        rowMode: 'array',
+      });
+    });
+    const meta = rows.find((r) => r[0] === 0);
+    if (!meta) return undefined;
+    const state: Array<[string, string]> = [];
+    const messages: Array<[number, string]> = [];
+    for (const r of rows) {
+      if (r[0] === 1) state.push([r[1] as string, r[2] as string]);
+      else if (r[0] === 2) messages.push([Number(r[2]), r[1] as string]);
+    }
+    messages.sort((a, b) => a[0] - b[0]);
     return toSessionSnapshot(key, {
-      userId: row.user_id,
-      state: stateFromEntries(row.state_keys.map((k, i) => [k, row.state_values[i] as string] as const)),
-      history: row.history,
-      userInput: row.user_input,
-      pendingRun: row.pending_run,
-      version: Number(row.version),
+      userId: meta[1],
+      state: stateFromEntries(state.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
+      history: messages.map((m) => m[1]),
+      userInput: meta[2],
+      pendingRun: meta[3],
+      version: Number(meta[4]),
     });
   }
 
@@ -298,20 +310,51 @@ export class PostgresStore implements SessionStore {
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {
+    checkMemoryKey(key);
+    this.memoryCache.delete(memoryKeyString(key));
     // memory_entries go with it (ON DELETE CASCADE).
     await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [tenantOf(key), key.agentName, key.userId]);
   }
 
+  /**
+   * Entries are only ever appended, so this process keeps each recently used memory's entries
+   * (frozen) and search index, and a load reads only the entries saved since; `memory.search` on
+   * a loaded memory then uses that index instead of indexing every entry on every run.
+   */
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     checkMemoryKey(key);
-    const { rows } = await this.query(
-      `SELECT m.summary, m.version,
-         ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id ORDER BY seq) AS entries
-       FROM ${this.s}.memories m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
-      [tenantOf(key), key.agentName, key.userId],
-    );
-    const row = rows[0] as { summary: string | null; version: string; entries: string[] } | undefined;
-    return row && toMemorySnapshot(key, { entries: row.entries, summary: row.summary, version: Number(row.version) });
+    const scope = memoryKeyString(key);
+    let known = this.memoryCache.get(scope);
+    const read = (from: number) =>
+      this.query(
+        `SELECT m.summary, m.version, m.last_seq,
+           ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq > $4 ORDER BY seq) AS entries
+         FROM ${this.s}.memories m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
+        [tenantOf(key), key.agentName, key.userId, from],
+      );
+    let { rows } = await read(known?.entries.length ?? 0);
+    let row = rows[0] as { summary: string | null; version: string; last_seq: string; entries: string[] } | undefined;
+    if (row && known && Number(row.last_seq) < known.entries.length + row.entries.length) {
+      // The memory was recreated since: read it whole.
+      known = undefined;
+      ({ rows } = await read(0));
+      row = rows[0] as typeof row;
+    }
+    if (!row) {
+      this.memoryCache.delete(scope);
+      return undefined;
+    }
+    const tail = toMemorySnapshot(key, { entries: row.entries, summary: row.summary, version: Number(row.version) });
+    for (const e of tail.entries) Object.freeze(e);
+    const cached = known ?? { entries: [] as MemoryEntry[], index: undefined as CachedMemoryIndex | undefined };
+    for (const e of tail.entries) cached.entries.push(e);
+    cached.index?.add(tail.entries);
+    this.memoryCache.delete(scope);
+    this.memoryCache.set(scope, cached);
+    if (this.memoryCache.size > 256) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
+    return attachIndex({ ...tail, entries: cached.entries.slice() }, {
+      search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
+    });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
@@ -355,23 +398,28 @@ export class PostgresStore implements SessionStore {
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const terms = queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    // Per term, the memory's first word at or after it: a prefix match exists when it starts with the term.
+    // One statement in the common case: the memory's row, which query terms are some word's prefix
+    // in it (C collation: a prefix is an index range), and the ranked hits for those as prefixes.
     const { rows } = await this.query(
-      `SELECT m.id, t.term, (SELECT w.term FROM ${this.s}.memory_terms w WHERE w.memory_pk = m.id AND w.term >= t.term ORDER BY w.term LIMIT 1) AS next
-       FROM ${this.s}.memories m, unnest($4::text[]) AS t(term)
-       WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
-      [tenantOf(key), key.agentName, key.userId, terms],
+      `WITH m AS (SELECT id FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3),
+       t AS (SELECT t.term, EXISTS (SELECT 1 FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
+                                 AND w.term >= t.term COLLATE "C" AND w.term < (t.term || chr(1114111)) COLLATE "C") AS known
+             FROM unnest($4::text[]) AS t(term)),
+       q AS (SELECT to_tsquery('simple', string_agg(quote_literal(term) || ':*', ' | ')) AS q FROM t WHERE known HAVING count(*) > 0),
+       hits AS (SELECT e.seq, ts_rank(e.words, q.q) AS score FROM ${this.s}.memory_entries e, m, q
+                WHERE e.memory_pk = m.id AND e.words @@ q.q ORDER BY score DESC, e.seq LIMIT $5)
+       SELECT 'hit' AS kind, e.body AS value, h.score, h.seq FROM hits h, m, ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq = h.seq
+       UNION ALL SELECT 'memory', id::text, NULL, NULL FROM m
+       UNION ALL SELECT 'typo', term, NULL, NULL FROM t WHERE NOT known`,
+      [tenantOf(key), key.agentName, key.userId, terms, limit],
     );
-    const found = rows as Array<{ id: string; term: string; next: string | null }>;
-    if (found.length === 0) return [];
-    const pk = found[0]!.id;
-    const operands: string[] = [];
-    const typos: string[] = [];
-    for (const r of found) {
-      if (r.next?.startsWith(r.term)) operands.push(tsTerm(r.term, true));
-      else if (fuzzyDistance(r.term) > 0) typos.push(r.term);
-    }
+    const result = rows as Array<{ kind: string; value: string; score: number | null; seq: string | null }>;
+    const pk = result.find((r) => r.kind === 'memory')?.value;
+    if (pk === undefined) return [];
+    const typos = result.filter((r) => r.kind === 'typo' && fuzzyDistance(r.value) > 0).map((r) => r.value);
+    let hits = result.filter((r) => r.kind === 'hit');
     if (typos.length) {
+      // Rare: a term that is no word's prefix here. Expand it into the memory's words within its typo distance, then rank again.
       const span = Math.max(...typos.map(fuzzyDistance));
       const lengths = typos.map((t) => t.length);
       const vocabulary = await this.query(
@@ -379,15 +427,20 @@ export class PostgresStore implements SessionStore {
         [pk, Math.min(...lengths) - span, Math.max(...lengths) + span],
       );
       const words = (vocabulary.rows as Array<{ term: string }>).map((r) => r.term);
+      const unknown = new Set(result.filter((r) => r.kind === 'typo').map((r) => r.value));
+      const operands = terms.filter((t) => !unknown.has(t)).map((t) => tsTerm(t, true));
       for (const t of typos) for (const w of fuzzyMatches(t, words)) operands.push(tsTerm(w, false));
+      if (operands.length === 0) return [];
+      const again = await this.query(
+        `SELECT 'hit' AS kind, body AS value, ts_rank(words, q) AS score, seq FROM ${this.s}.memory_entries, to_tsquery('simple', $2) AS q
+         WHERE memory_pk = $1 AND words @@ q ORDER BY score DESC, seq LIMIT $3`,
+        [pk, operands.join(' | '), limit],
+      );
+      hits = again.rows as typeof hits;
     }
-    if (operands.length === 0) return [];
-    const hits = await this.query(
-      `SELECT body, ts_rank(words, q) AS score FROM ${this.s}.memory_entries, to_tsquery('simple', $2) AS q
-       WHERE memory_pk = $1 AND words @@ q ORDER BY score DESC, seq LIMIT $3`,
-      [pk, operands.join(' | '), limit],
-    );
-    return (hits.rows as Array<{ body: string; score: number }>).map((r) => ({ ...(JSON.parse(r.body) as MemoryEntry), score: Number(r.score) }));
+    return hits
+      .sort((a, b) => Number(b.score) - Number(a.score) || Number(a.seq) - Number(b.seq))
+      .map((r) => ({ ...(JSON.parse(r.value) as MemoryEntry), score: Number(r.score) }));
   }
 
   /** Ends the pool this store created; a pool passed in stays open (its owner ends it). */

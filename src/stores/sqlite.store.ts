@@ -384,11 +384,13 @@ export class SqliteStore implements SessionStore {
       if (alternatives.length === 0) return [];
       const base = BigInt(pk) * SCOPE;
       const rows = this.sql(
-          `SELECT e.body, f.rank FROM memory_fts f JOIN memory_entries e ON e.memory_pk = ? AND e.seq = f.rowid - ?
-           WHERE memory_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY f.rank LIMIT ?`,
+          // Rank in the index first; only the top rows' bodies are read.
+          `SELECT e.body, f.rank FROM (
+             SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?
+           ) f JOIN memory_entries e ON e.memory_pk = ? AND e.seq = f.rowid - ? ORDER BY f.rank`,
         )
         .raw()
-        .all(pk, base, alternatives.join(' OR '), base, base + SCOPE - 1n, limit) as Array<[string, number]>;
+        .all(alternatives.join(' OR '), base, base + SCOPE - 1n, limit, pk, base) as Array<[string, number]>;
       return rows.map(([body, rank]) => ({ ...(JSON.parse(body) as MemoryEntry), score: -rank }));
     } catch (error) {
       throw new StoreUnavailableError('sqlite', error);

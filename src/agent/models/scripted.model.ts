@@ -34,14 +34,22 @@ export type ScriptFn = (request: ModelRequest, turn: number) => ScriptedStep | u
  */
 export class ScriptedModel implements Model {
   readonly name: string;
-  /** Every request received, in order (messages and tools copied at call time). */
+  /**
+   * The requests received, in order, each with the messages and tools as that turn saw them; the
+   * last `keepRequests` only (default 1000), so a long-lived demo model does not grow forever.
+   */
   readonly requests: ModelRequest[] = [];
   private readonly script: ScriptFn;
   private readonly length: number | undefined;
+  private readonly keep: number;
+  private turns = 0;
   private nextCallId = 1;
+  /** Characters of each history array already counted: usage grows with the history without re-serializing it every turn. */
+  private readonly counted = new WeakMap<readonly unknown[], { n: number; chars: number }>();
 
-  constructor(script: ReadonlyArray<ScriptedStep | ScriptedStepFn> | ScriptFn, options: { name?: string } = {}) {
+  constructor(script: ReadonlyArray<ScriptedStep | ScriptedStepFn> | ScriptFn, options: { name?: string; keepRequests?: number } = {}) {
     this.name = options.name ?? 'scripted';
+    this.keep = options.keepRequests ?? 1000;
     if (typeof script === 'function') {
       this.script = script;
     } else {
@@ -56,13 +64,32 @@ export class ScriptedModel implements Model {
 
   /** Steps not yet played, when the script is a list. */
   get remaining(): number | undefined {
-    return this.length === undefined ? undefined : Math.max(0, this.length - this.requests.length);
+    return this.length === undefined ? undefined : Math.max(0, this.length - this.turns);
+  }
+
+  private historyChars(messages: readonly unknown[], upTo: number): number {
+    let c = this.counted.get(messages);
+    if (!c || c.n > upTo) c = { n: 0, chars: 0 };
+    for (; c.n < upTo; c.n++) c.chars += JSON.stringify(messages[c.n]).length;
+    this.counted.set(messages, c);
+    return c.chars;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const turn = this.requests.length;
-    // Copy what later turns mutate (the history grows), so assertions see what this turn saw.
-    this.requests.push({ ...request, messages: structuredClone([...request.messages]), tools: structuredClone([...request.tools]) });
+    const turn = this.turns++;
+    // The history only grows after this turn (and is replaced, never edited): recording its length
+    // is enough, and the messages this turn saw are sliced only if a test reads them.
+    const source = request.messages;
+    const seen = source.length;
+    let messages: ModelRequest['messages'] | undefined;
+    this.requests.push({
+      ...request,
+      get messages() {
+        return (messages ??= source.slice(0, seen));
+      },
+      tools: request.tools.slice(),
+    });
+    if (this.requests.length > this.keep) this.requests.shift();
     if (request.signal?.aborted) throw new ModelError(this.name, 'request aborted');
 
     const step = await this.script(request, turn);
@@ -85,13 +112,13 @@ export class ScriptedModel implements Model {
     return {
       content,
       toolCalls,
-      usage: { inputTokens: roughTokens(JSON.stringify([request.instructions, request.messages, request.tools])), outputTokens: roughTokens((content ?? '') + JSON.stringify(toolCalls)) },
+      usage: { inputTokens: roughTokens(JSON.stringify([request.instructions, request.tools]).length + this.historyChars(source, seen)), outputTokens: roughTokens((content ?? '') + JSON.stringify(toolCalls)) },
       finishReason: step.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     };
   }
 }
 
 /** About four characters a token: enough for usage to be non-zero and grow with the input. */
-function roughTokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
+function roughTokens(chars: number | string): number {
+  return Math.max(1, Math.ceil((typeof chars === 'string' ? chars.length : chars) / 4));
 }

@@ -134,3 +134,26 @@ describe('ScriptedModel', () => {
     await expect(model.generate({ ...request(), signal: controller.signal })).rejects.toThrow(/aborted/);
   });
 });
+
+describe('ScriptedModel records requests without copying the history each turn', () => {
+  it('each recorded request shows the messages its turn saw, though the history array kept growing', async () => {
+    const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }]);
+    const history: Message[] = [{ role: 'user', content: 'one' }];
+    await model.generate({ instructions: undefined, messages: history, tools: [tool] });
+    history.push({ role: 'assistant', content: 'a' }, { role: 'user', content: 'two' });
+    await model.generate({ instructions: undefined, messages: history, tools: [tool] });
+    history.push({ role: 'assistant', content: 'b' });
+    expect(model.requests[0].messages.map((m) => m.content)).toEqual(['one']);
+    expect(model.requests[1].messages.map((m) => m.content)).toEqual(['one', 'a', 'two']);
+    expect(JSON.parse(JSON.stringify(model.requests))[1].messages).toHaveLength(3);
+  });
+
+  it('keeps only the last keepRequests requests, and still counts every turn', async () => {
+    const model = new ScriptedModel(() => ({ text: 'ok' }), { keepRequests: 3 });
+    for (let i = 0; i < 10; i++) await model.generate({ instructions: undefined, messages: [{ role: 'user', content: `m${i}` }], tools: [] });
+    expect(model.requests.map((r) => r.messages[0].content)).toEqual(['m7', 'm8', 'm9']);
+    const listed = new ScriptedModel([{ text: 'a' }, { text: 'b' }], { keepRequests: 1 });
+    await listed.generate({ instructions: undefined, messages: [], tools: [] });
+    expect(listed.remaining).toBe(1);
+  });
+});

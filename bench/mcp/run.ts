@@ -1,0 +1,85 @@
+/**
+ * toolwright's serveHttp vs the MCP SDK's own McpServer: `npx ts-node --transpile-only bench/mcp/run.ts [rounds] [ms]`.
+ * Each round starts each server in its own process (order rotating), drives it from a second
+ * process (load.ts) at 1, 8 and 32 sessions with valid and 50%-invalid calls, then opens and
+ * ends 1,000 sessions and reads the server's RSS after a full GC. Prints medians over rounds.
+ */
+import { fork, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+
+const ROUNDS = Number(process.argv[2] ?? 3);
+const MS = Number(process.argv[3] ?? 3000);
+const KINDS = ['toolwright', 'sdk'] as const;
+const CONFIGS = [1, 8, 32].flatMap((sessions) => (['valid', 'mixed'] as const).map((mode) => ({ sessions, mode })));
+const execArgv = ['-r', 'ts-node/register/transpile-only', '--expose-gc'];
+
+function ask<T>(child: ReturnType<typeof fork>, message?: string): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as T));
+    if (message) child.send(message);
+  });
+}
+
+function load(port: number, sessions: number, mode: string, close = 0): Record<string, number> {
+  const r = spawnSync(process.execPath, [...execArgv.filter((a) => a !== '--expose-gc'), join(__dirname, 'load.ts'), String(port), String(sessions), mode, String(MS), String(close)], {
+    encoding: 'utf8',
+    env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+async function main() {
+  const samples: Record<string, number[]> = {};
+  const add = (k: string, v: number) => (samples[k] ??= []).push(v);
+  const loadBefore = os.loadavg()[0];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of round % 2 ? [...KINDS].reverse() : KINDS) {
+      const server = fork(join(__dirname, 'server.ts'), [kind], { execArgv, env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') } });
+      const { port } = await ask<{ port: number }>(server);
+      for (const c of CONFIGS) {
+        const r = load(port, c.sessions, c.mode);
+        add(`${kind}:${c.sessions}:${c.mode}`, r.callsPerSec!);
+        add(`${kind}:setup`, r.setupMs!);
+        process.stderr.write(`round ${round + 1} ${kind} ${c.sessions} ${c.mode}: ${r.callsPerSec!.toFixed(0)} calls/s\n`);
+      }
+      const base = await ask<{ rss: number }>(server, 'rss');
+      load(port, 16, 'valid', 1000);
+      const after = await ask<{ rss: number }>(server, 'rss');
+      add(`${kind}:rss`, after.rss / 2 ** 20);
+      add(`${kind}:rssGrowth`, (after.rss - base.rss) / 2 ** 20);
+      server.kill();
+    }
+  }
+  const rows = CONFIGS.map((c) => {
+    const tw = median(samples[`toolwright:${c.sessions}:${c.mode}`]!);
+    const sdk = median(samples[`sdk:${c.sessions}:${c.mode}`]!);
+    return `| ${c.sessions} | ${c.mode === 'valid' ? 'valid' : '50% invalid'} | ${tw.toFixed(0)} | ${sdk.toFixed(0)} | ${(tw / sdk).toFixed(2)}× |`;
+  });
+  const tws = median(samples['toolwright:setup']!);
+  const sdks = median(samples['sdk:setup']!);
+  const text = [
+    '| sessions | calls | toolwright calls/s | SDK McpServer calls/s | toolwright ÷ SDK |',
+    '|---:|---|---:|---:|---:|',
+    ...rows,
+    '',
+    `Session setup (initialize + initialized, median): toolwright ${tws.toFixed(2)} ms, SDK ${sdks.toFixed(2)} ms (${(sdks / tws).toFixed(2)}× faster).`,
+    `RSS after 1,000 sessions opened, called once and ended (after a full GC): toolwright ${median(samples['toolwright:rss']!).toFixed(1)} MB, ` +
+      `SDK ${median(samples['sdk:rss']!).toFixed(1)} MB (${(median(samples['toolwright:rss']!) / median(samples['sdk:rss']!)).toFixed(2)}×); growth over the ` +
+      `same server before them: toolwright ${median(samples['toolwright:rssGrowth']!).toFixed(1)} MB, SDK ${median(samples['sdk:rssGrowth']!).toFixed(1)} MB.`,
+    '',
+    `Medians of ${ROUNDS} interleaved rounds, ${MS / 1000} s per cell; Node ${process.version}, ${os.cpus()[0]?.model} (${os.cpus().length} cores), ` +
+      `${new Date().toISOString().slice(0, 16)}Z. The machine was shared (other engineers running test suites): load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}.`,
+  ].join('\n');
+  process.stdout.write(text + '\n');
+  const readme = join(__dirname, '..', 'README.md');
+  const current = readFileSync(readme, 'utf8');
+  const [start, end] = ['<!-- bench:mcp:start -->', '<!-- bench:mcp:end -->'];
+  if (current.includes(start)) writeFileSync(readme, current.slice(0, current.indexOf(start) + start.length) + '\n' + text + '\n' + current.slice(current.indexOf(end)));
+}
+
+void main();
