@@ -64,7 +64,7 @@ async function startSdk(): Promise<number> {
         try {
           resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
         } catch (e) {
-          reject(e);
+          reject(e instanceof Error ? e : new Error(String(e)));
         }
       });
     });

@@ -205,7 +205,7 @@ export class ToolRegistry {
     memory: AgentMemory = new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' }),
     options?: CallOptions,
   ): Promise<string> {
-    let entry = this.entries.get(name);
+    const entry = this.entries.get(name);
     let input: object;
     try {
       // The gate: a tool hidden from this caller is refused as one that does not exist.

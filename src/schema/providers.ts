@@ -153,7 +153,7 @@ function checkOpenAILimits(root: JsonSchema): void {
         );
       }
     }
-    if (schema.const !== undefined) chars += String(schema.const).length;
+    if (schema.const !== undefined) chars += JSON.stringify(schema.const).length;
     if (schema.items) visit(schema.items, level);
     for (const branch of schema.anyOf ?? []) visit(branch, level);
     for (const key of ['$defs', 'definitions'] as const) {

@@ -122,7 +122,7 @@ function tooLarge(err: unknown): boolean {
   if (err instanceof RangeError) return true;
   if (e?.code === 'SQLITE_TOOBIG' || e?.code === '54000') return true;
   return /invalid (multi)?bulk length|string exceeds maximum|too large|too big|invalid memory alloc request size|out of memory|Invalid string length/i.test(
-    String(e?.message ?? ''),
+    typeof e?.message === 'string' ? e.message : '',
   );
 }
 

@@ -99,7 +99,7 @@ describe('keywords: what the model is told agrees with what is enforced', () => 
     const told = ajv.compile(property);
     const differences = [];
     for (const value of STRINGS) {
-      const enforced = await registry.call(name, { v: value }).then(() => true, (e: unknown) => (e instanceof ToolInputError ? false : Promise.reject(e)));
+      const enforced = await registry.call(name, { v: value }).then(() => true, (e: unknown) => (e instanceof ToolInputError ? false : Promise.reject(e as Error)));
       if (told(value) !== enforced) differences.push({ value, told: told(value), enforced });
     }
     expect(differences).toEqual([]);
