@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from '../agent/agent';
-import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
+import { encodeToolError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { CallOptions, ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import type { AgentContext } from '../session/agent-context';
@@ -97,7 +97,7 @@ export async function runTool<R>(
         const decision = await approval({ name, args: JSON.parse(JSON.stringify(check.input)), toolCallId: callOptions.toolCallId, context });
         if (decision?.approve !== true) {
           const reason = decision && 'reason' in decision ? decision.reason : 'no reason given';
-          return { text: JSON.stringify({ status: 'error', code: 'REJECTED', message: `A human rejected this call: ${reason}` }), failed: true };
+          return { text: encodeToolError('REJECTED', `A human rejected this call: ${reason}`), failed: true };
         }
         if (decision.arguments !== undefined) args = decision.arguments;
         callOptions = { ...callOptions, approved: true };

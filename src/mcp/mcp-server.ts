@@ -208,7 +208,7 @@ async function askApproval(
 }
 
 function rejected(name: string, reason: string): CallToolResult {
-  const text = JSON.stringify({ status: 'error', code: 'REJECTED', message: `A human rejected this call of "${name}": ${reason}` });
+  const text = encodeToolError('REJECTED', `A human rejected this call of "${name}": ${reason}`);
   return { content: [{ type: 'text', text }], isError: true };
 }
 
