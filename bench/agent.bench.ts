@@ -18,7 +18,9 @@ import { z } from 'zod';
 
 // --- the shared workload ---------------------------------------------------------------------
 
-const ORDERS = new Map<string, { id: string; total: number }>(Array.from({ length: 1000 }, (_, i) => [`O-${i}`, { id: `O-${i}`, total: 10 + (i % 200) }] as const));
+const ORDERS = new Map<string, { id: string; total: number }>(
+  Array.from({ length: 1000 }, (_, i) => [`O-${i}`, { id: `O-${i}`, total: 10 + (i % 200) }] as const),
+);
 const ARGS = JSON.stringify({ order_id: 'O-421', amount: 12.5, reason: 'arrived damaged' });
 const FINAL_TEXT = 'Refunded 12.5 for order O-421.';
 const USER = 'Please refund O-421, it arrived damaged.';
@@ -53,7 +55,11 @@ function toolwright(): RunOnce {
       const last = request.messages[request.messages.length - 1];
       return last.role === 'tool'
         ? { content: FINAL_TEXT, toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } }
-        : { content: null, toolCalls: [{ id: 'call_1', name: 'process_refund', arguments: ARGS }], usage: { inputTokens: 10, outputTokens: 5 } };
+        : {
+            content: null,
+            toolCalls: [{ id: 'call_1', name: 'process_refund', arguments: ARGS }],
+            usage: { inputTokens: 10, outputTokens: 5 },
+          };
     },
   };
   const registry = ToolRegistry.build({ tools: [RefundTool] });
@@ -118,7 +124,13 @@ async function vercelAiSdk(): Promise<RunOnce> {
           };
     },
   } as ConstructorParameters<typeof MockLanguageModelV3>[0]);
-  const tools = { process_refund: tool({ description: 'Process a refund for an order', inputSchema: refundSchema, execute: async (args) => refund(args) }) };
+  const tools = {
+    process_refund: tool({
+      description: 'Process a refund for an order',
+      inputSchema: refundSchema,
+      execute: async (args) => refund(args),
+    }),
+  };
   let sessions = new Map<string, unknown[]>();
   return async (i) => {
     if (i % 5000 === 0) sessions = new Map();
@@ -138,7 +150,10 @@ async function openaiAgents(): Promise<RunOnce> {
       const done = Array.isArray(input) && input.some((item) => item.type === 'function_call_result');
       const usage = new core.Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 });
       return done
-        ? { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: FINAL_TEXT }] }] }
+        ? {
+            usage,
+            output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: FINAL_TEXT }] }],
+          }
         : { usage, output: [{ type: 'function_call', callId: 'call_1', name: 'process_refund', arguments: ARGS, status: 'completed' }] };
     },
     getStreamedResponse(): never {
@@ -149,7 +164,14 @@ async function openaiAgents(): Promise<RunOnce> {
     name: 'bench',
     instructions: 'You process refunds.',
     model: model as never,
-    tools: [core.tool({ name: 'process_refund', description: 'Process a refund for an order', parameters: refundSchema, execute: async (args) => JSON.stringify(refund(args)) })],
+    tools: [
+      core.tool({
+        name: 'process_refund',
+        description: 'Process a refund for an order',
+        parameters: refundSchema,
+        execute: async (args) => JSON.stringify(refund(args)),
+      }),
+    ],
   });
   const runner = new core.Runner({ tracingDisabled: true });
   let sessions = new Map<string, unknown[]>();

@@ -42,6 +42,8 @@ void (async () => {
     start = process.hrtime.bigint();
     JSON.parse(invalid);
     const parse = ms(start);
-    console.log(`round ${round}: invalid ${bad.toFixed(1)} ms (answer ${answer.length} characters), valid ${good.toFixed(1)} ms, JSON.parse alone ${parse.toFixed(1)} ms`);
+    console.log(
+      `round ${round}: invalid ${bad.toFixed(1)} ms (answer ${answer.length} characters), valid ${good.toFixed(1)} ms, JSON.parse alone ${parse.toFixed(1)} ms`,
+    );
   }
 })();

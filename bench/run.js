@@ -138,7 +138,12 @@ function runScale() {
     const result = spawnSync(
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', '-r', path.join(__dirname, 'toolwright-alias.js'), path.join(dir, `${name}.scale.ts`)],
-      { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') } },
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
+      },
     );
     process.stdout.write(result.stdout);
     if (result.status !== 0) {
@@ -178,7 +183,9 @@ function main() {
       for (const contender of order) {
         const sample = runOne(out, contender);
         samples.push(sample);
-        console.log(`round ${round + 1}/${rounds}  ${contender.padEnd(16)} valid ${fmt(sample.validNs)} ns  invalid ${fmt(sample.invalidNs)} ns  rss ${fmt(sample.maxRssKb / 1024, 1)} MB`);
+        console.log(
+          `round ${round + 1}/${rounds}  ${contender.padEnd(16)} valid ${fmt(sample.validNs)} ns  invalid ${fmt(sample.invalidNs)} ns  rss ${fmt(sample.maxRssKb / 1024, 1)} MB`,
+        );
       }
     }
   } finally {

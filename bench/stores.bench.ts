@@ -52,9 +52,11 @@ async function measure(name: string, store: SessionStore) {
   const keys = Array.from({ length: PARALLEL_SESSIONS }, (_, s) => ({ sessionId: `bench-${name}-par-${s}` }));
   for (const k of keys) await seed(store, k, 20);
   const t0 = performance.now();
-  await Promise.all(keys.map(async (k) => {
-    for (let i = 0; i < PARALLEL_TURNS_EACH; i++) await turn(store, k, i);
-  }));
+  await Promise.all(
+    keys.map(async (k) => {
+      for (let i = 0; i < PARALLEL_TURNS_EACH; i++) await turn(store, k, i);
+    }),
+  );
   const throughput = (PARALLEL_SESSIONS * PARALLEL_TURNS_EACH) / ((performance.now() - t0) / 1000);
 
   const big = { sessionId: `bench-${name}-big` };

@@ -69,7 +69,9 @@ function rewriteSpecifiers(code, sourceFile, twinSet) {
   return code.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (match, lead, quote, spec) => {
     const target = resolveSource(sourceFile, spec);
     if (!target) throw new Error(`${relative(ROOT, sourceFile)}: cannot resolve ${spec}`);
-    let rel = relative(dirname(sourceFile), target).replace(/\\/g, '/').replace(/\.ts$/, twinSet.has(target) ? '.mjs' : '.js');
+    let rel = relative(dirname(sourceFile), target)
+      .replace(/\\/g, '/')
+      .replace(/\.ts$/, twinSet.has(target) ? '.mjs' : '.js');
     if (!rel.startsWith('.')) rel = `./${rel}`;
     return `${lead}${quote}${rel}${quote}`;
   });
@@ -89,7 +91,12 @@ for (const file of twinSet) {
   const source = readFileSync(file, 'utf8');
   const { outputText } = ts.transpileModule(source, {
     fileName: file,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, experimentalDecorators: true, emitDecoratorMetadata: true },
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+    },
   });
   writeFileSync(distOf(file, '.mjs'), rewriteSpecifiers(outputText, file, twinSet));
   const declaration = readFileSync(distOf(file, '.d.ts'), 'utf8');

@@ -43,7 +43,16 @@ export { PostgresStore, type PostgresStoreOptions, type PgPoolLike } from './sto
 // Models
 export type { Model, ModelRequest, ModelResponse, ModelUsage } from './agent/model';
 export { ScriptedModel, OpenAIChatModel, AnthropicModel } from './agent/models';
-export type { ScriptedStep, ScriptedStepFn, ScriptedToolCall, ScriptFn, OpenAIChatModelOptions, AnthropicModelOptions, OpenAIClientLike, AnthropicClientLike } from './agent/models';
+export type {
+  ScriptedStep,
+  ScriptedStepFn,
+  ScriptedToolCall,
+  ScriptFn,
+  OpenAIChatModelOptions,
+  AnthropicModelOptions,
+  OpenAIClientLike,
+  AnthropicClientLike,
+} from './agent/models';
 
 // Agent runner
 export { Agent } from './agent/agent';

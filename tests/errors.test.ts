@@ -21,15 +21,35 @@ const fieldError = { path: 'address.zip', message: 'address.zip must match /^\\d
 
 const errors: { error: ToolwrightError; cls: abstract new (...args: never[]) => ToolwrightError; code: ErrorCode }[] = [
   { error: new ToolwrightError('INTERNAL', 'custom failure'), cls: ToolwrightError, code: 'INTERNAL' },
-  { error: new ToolwrightConfigError('historyLimit must be a non-negative integer, got -1'), cls: ToolwrightConfigError, code: 'INVALID_CONFIG' },
-  { error: new ToolwrightConfigError('SqliteStore needs better-sqlite3', 'PEER_MISSING'), cls: ToolwrightConfigError, code: 'PEER_MISSING' },
-  { error: new StoreCorruptError('sqlite', 'SQLite file /x.db is not a usable database', new Error('file is not a database')), cls: StoreCorruptError, code: 'STORE_CORRUPT' },
+  {
+    error: new ToolwrightConfigError('historyLimit must be a non-negative integer, got -1'),
+    cls: ToolwrightConfigError,
+    code: 'INVALID_CONFIG',
+  },
+  {
+    error: new ToolwrightConfigError('SqliteStore needs better-sqlite3', 'PEER_MISSING'),
+    cls: ToolwrightConfigError,
+    code: 'PEER_MISSING',
+  },
+  {
+    error: new StoreCorruptError('sqlite', 'SQLite file /x.db is not a usable database', new Error('file is not a database')),
+    cls: StoreCorruptError,
+    code: 'STORE_CORRUPT',
+  },
   { error: new ToolDefinitionError('RefundTool has no execute method.'), cls: ToolDefinitionError, code: 'INVALID_DEFINITION' },
   { error: new ToolNotFoundError('refnud', ['refund', 'lookup']), cls: ToolNotFoundError, code: 'TOOL_NOT_FOUND' },
-  { error: new ToolInputError('INVALID_JSON', 'refund', [{ path: '', message: 'arguments are not valid JSON', constraint: 'isJson' }]), cls: ToolInputError, code: 'INVALID_JSON' },
+  {
+    error: new ToolInputError('INVALID_JSON', 'refund', [{ path: '', message: 'arguments are not valid JSON', constraint: 'isJson' }]),
+    cls: ToolInputError,
+    code: 'INVALID_JSON',
+  },
   { error: new ToolInputError('INVALID_ARGUMENTS', 'refund', [fieldError]), cls: ToolInputError, code: 'INVALID_ARGUMENTS' },
   { error: new ToolExecutionError('refund', new Error('db password wrong')), cls: ToolExecutionError, code: 'TOOL_FAILED' },
-  { error: new ToolOutputError('refund', [{ path: 'status', message: 'status must be equal to found', constraint: 'equals' }]), cls: ToolOutputError, code: 'INVALID_OUTPUT' },
+  {
+    error: new ToolOutputError('refund', [{ path: 'status', message: 'status must be equal to found', constraint: 'equals' }]),
+    cls: ToolOutputError,
+    code: 'INVALID_OUTPUT',
+  },
   { error: new ToolTimeoutError('refund', 500), cls: ToolTimeoutError, code: 'TOOL_TIMEOUT' },
   { error: new ToolAbortedError('refund', new Error('run cancelled')), cls: ToolAbortedError, code: 'ABORTED' },
   { error: new StoreUnavailableError('redis', new Error('ECONNREFUSED')), cls: StoreUnavailableError, code: 'STORE_UNAVAILABLE' },
@@ -77,7 +97,12 @@ describe('details', () => {
     expect(error.toolName).toBe('refund');
     expect(error.errors).toEqual([fieldError]);
     expect(error.message).toContain(fieldError.message);
-    expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'INVALID_ARGUMENTS', message: error.message, errors: [fieldError] });
+    expect(JSON.parse(error.toToolResult())).toEqual({
+      status: 'error',
+      code: 'INVALID_ARGUMENTS',
+      message: error.message,
+      errors: [fieldError],
+    });
   });
 
   it('ToolExecutionError keeps the cause but hides its message from the model by default', () => {
@@ -85,7 +110,11 @@ describe('details', () => {
     const error = new ToolExecutionError('refund', cause);
     expect(error.cause).toBe(cause);
     expect(error.message).toContain('db password wrong');
-    expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'TOOL_FAILED', message: 'Tool "refund" failed unexpectedly.' });
+    expect(JSON.parse(error.toToolResult())).toEqual({
+      status: 'error',
+      code: 'TOOL_FAILED',
+      message: 'Tool "refund" failed unexpectedly.',
+    });
   });
 
   it('ToolExecutionError shows the cause message when exposed', () => {
@@ -97,17 +126,27 @@ describe('details', () => {
     const error = new ToolExecutionError('refund', 'plain string');
     expect(error.cause).toBe('plain string');
     expect(error.message).toBe('Tool "refund" failed: plain string');
-    expect(JSON.parse(new ToolExecutionError('refund', 'plain string', true).toToolResult()).message).toBe('Tool "refund" failed unexpectedly.');
+    expect(JSON.parse(new ToolExecutionError('refund', 'plain string', true).toToolResult()).message).toBe(
+      'Tool "refund" failed unexpectedly.',
+    );
   });
 
   it('ToolOutputError hides the contract details from the model', () => {
     const error = new ToolOutputError('refund', [{ path: 'status', message: 'status must be equal to found', constraint: 'equals' }]);
     expect(error.message).toContain('status must be equal to found');
-    expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'INVALID_OUTPUT', message: 'Tool "refund" returned an invalid result.' });
+    expect(JSON.parse(error.toToolResult())).toEqual({
+      status: 'error',
+      code: 'INVALID_OUTPUT',
+      message: 'Tool "refund" returned an invalid result.',
+    });
   });
 
   it('ToolTimeoutError and ToolAbortedError name the tool', () => {
-    expect(new ToolTimeoutError('refund', 500)).toMatchObject({ toolName: 'refund', timeoutMs: 500, message: 'Tool "refund" did not finish within 500 ms.' });
+    expect(new ToolTimeoutError('refund', 500)).toMatchObject({
+      toolName: 'refund',
+      timeoutMs: 500,
+      message: 'Tool "refund" did not finish within 500 ms.',
+    });
     const reason = new Error('run cancelled');
     const aborted = new ToolAbortedError('refund', reason);
     expect(aborted).toMatchObject({ toolName: 'refund', message: 'Tool "refund" was cancelled: run cancelled.' });
@@ -120,15 +159,28 @@ describe('details', () => {
     expect(store).toMatchObject({ store: 'redis', message: 'redis store is unavailable: ECONNREFUSED' });
     expect(store.cause).toBe(cause);
     const model = new ModelError('openai', 'rate limited', 429, true);
-    expect(model).toMatchObject({ provider: 'openai', status: 429, retryable: true, message: 'openai model failed (HTTP 429): rate limited' });
+    expect(model).toMatchObject({
+      provider: 'openai',
+      status: 429,
+      retryable: true,
+      message: 'openai model failed (HTTP 429): rate limited',
+    });
   });
 });
 
 describe('encodeToolError', () => {
   it('is the one shape every surface sends: status, code, message, and per-field errors only when given', () => {
     expect(JSON.parse(encodeToolError('DENIED', 'no'))).toEqual({ status: 'error', code: 'DENIED', message: 'no' });
-    expect(JSON.parse(encodeToolError('INVALID_ARGUMENTS', 'bad', [fieldError]))).toEqual({ status: 'error', code: 'INVALID_ARGUMENTS', message: 'bad', errors: [fieldError] });
-    for (const { error } of errors) expect(error.toToolResult()).toBe(encodeToolError(error.code, JSON.parse(error.toToolResult()).message, JSON.parse(error.toToolResult()).errors));
+    expect(JSON.parse(encodeToolError('INVALID_ARGUMENTS', 'bad', [fieldError]))).toEqual({
+      status: 'error',
+      code: 'INVALID_ARGUMENTS',
+      message: 'bad',
+      errors: [fieldError],
+    });
+    for (const { error } of errors)
+      expect(error.toToolResult()).toBe(
+        encodeToolError(error.code, JSON.parse(error.toToolResult()).message, JSON.parse(error.toToolResult()).errors),
+      );
   });
 
   it('no source file outside errors.ts builds the error JSON by hand', () => {
@@ -142,7 +194,9 @@ describe('encodeToolError', () => {
     };
     walk(join(__dirname, '../src'));
     expect(files.length).toBeGreaterThan(20);
-    const handBuilt = files.filter((file) => /status:\s*'error'/.test(readFileSync(file, 'utf8')) && !file.endsWith(join('errors', 'errors.ts')));
+    const handBuilt = files.filter(
+      (file) => /status:\s*'error'/.test(readFileSync(file, 'utf8')) && !file.endsWith(join('errors', 'errors.ts')),
+    );
     expect(handBuilt).toEqual([]);
   });
 });

@@ -6,7 +6,13 @@
  */
 import { Agent, request } from 'node:http';
 
-const [port, sessions, mode, durationMs, closeSessions] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4], Number(process.argv[5]), Number(process.argv[6] ?? 0)];
+const [port, sessions, mode, durationMs, closeSessions] = [
+  Number(process.argv[2]),
+  Number(process.argv[3]),
+  process.argv[4],
+  Number(process.argv[5]),
+  Number(process.argv[6] ?? 0),
+];
 const agent = new Agent({ keepAlive: true, maxSockets: Math.max(16, sessions) });
 const VALID = { order_id: 'A-7', amount: 5, reason: 'broken' };
 const INVALID = { order_id: 'A-7', amount: -1, reason: 'broken' };
@@ -15,7 +21,11 @@ function post(body: unknown, sessionId?: string, method = 'POST'): Promise<{ sta
   return new Promise((resolve, reject) => {
     const data = body === undefined ? '' : JSON.stringify(body);
     // A content-length lets node send headers and body in one packet (chunked bodies met Nagle and delayed ACKs: 40 ms a call).
-    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) };
+    const headers: Record<string, string> = {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(data)),
+    };
     if (sessionId) {
       headers['mcp-session-id'] = sessionId;
       headers['mcp-protocol-version'] = '2025-06-18';
@@ -23,7 +33,13 @@ function post(body: unknown, sessionId?: string, method = 'POST'): Promise<{ sta
     const req = request({ host: '127.0.0.1', port, path: '/mcp', method, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, sessionId: res.headers['mcp-session-id'] as string | undefined, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          sessionId: res.headers['mcp-session-id'] as string | undefined,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     req.on('error', reject);
     req.end(data);
@@ -32,7 +48,12 @@ function post(body: unknown, sessionId?: string, method = 'POST'): Promise<{ sta
 
 async function open(): Promise<{ id: string; ms: number }> {
   const t0 = performance.now();
-  const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+  });
   if (!init.sessionId) throw new Error(`initialize failed: ${init.status} ${init.text}`);
   const ack = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, init.sessionId);
   if (ack.status !== 202) throw new Error(`initialized failed: ${ack.status}`);
@@ -57,8 +78,14 @@ async function main() {
   const opened = await Promise.all(Array.from({ length: sessions }, open));
   const setups = opened.map((s) => s.ms).sort((a, b) => a - b);
   // Check both answers once before timing.
-  const ok = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'process_refund', arguments: VALID } }, opened[0]!.id);
-  const bad = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_refund', arguments: INVALID } }, opened[0]!.id);
+  const ok = await post(
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'process_refund', arguments: VALID } },
+    opened[0]!.id,
+  );
+  const bad = await post(
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_refund', arguments: INVALID } },
+    opened[0]!.id,
+  );
   if (!ok.text.includes('R-A-7') || !bad.text.includes('"isError":true')) throw new Error(`unexpected answers:\n${ok.text}\n${bad.text}`);
   let calls = 0;
   const deadline = performance.now() + durationMs;
@@ -67,7 +94,10 @@ async function main() {
     opened.map(async (s, k) => {
       for (let n = 0; performance.now() < deadline; n++) {
         const args = mode === 'mixed' && (n + k) % 2 === 1 ? INVALID : VALID;
-        const res = await post({ jsonrpc: '2.0', id: n + 10, method: 'tools/call', params: { name: 'process_refund', arguments: args } }, s.id);
+        const res = await post(
+          { jsonrpc: '2.0', id: n + 10, method: 'tools/call', params: { name: 'process_refund', arguments: args } },
+          s.id,
+        );
         if (res.status !== 200) throw new Error(`call failed: ${res.status} ${res.text}`);
         calls++;
       }

@@ -23,10 +23,22 @@ function ask<T>(child: ReturnType<typeof fork>, message?: string): Promise<T> {
 }
 
 function load(port: number, sessions: number, mode: string, close = 0): Record<string, number> {
-  const r = spawnSync(process.execPath, [...execArgv.filter((a) => a !== '--expose-gc'), join(__dirname, 'load.ts'), String(port), String(sessions), mode, String(MS), String(close)], {
-    encoding: 'utf8',
-    env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      ...execArgv.filter((a) => a !== '--expose-gc'),
+      join(__dirname, 'load.ts'),
+      String(port),
+      String(sessions),
+      mode,
+      String(MS),
+      String(close),
+    ],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
+    },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -39,7 +51,10 @@ async function main() {
   const loadBefore = os.loadavg()[0];
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of round % 2 ? [...KINDS].reverse() : KINDS) {
-      const server = fork(join(__dirname, 'server.ts'), [kind], { execArgv, env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') } });
+      const server = fork(join(__dirname, 'server.ts'), [kind], {
+        execArgv,
+        env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
+      });
       const { port } = await ask<{ port: number }>(server);
       for (const c of CONFIGS) {
         const r = load(port, c.sessions, c.mode);
@@ -79,7 +94,11 @@ async function main() {
   const readme = join(__dirname, '..', 'README.md');
   const current = readFileSync(readme, 'utf8');
   const [start, end] = ['<!-- bench:mcp:start -->', '<!-- bench:mcp:end -->'];
-  if (current.includes(start)) writeFileSync(readme, current.slice(0, current.indexOf(start) + start.length) + '\n' + text + '\n' + current.slice(current.indexOf(end)));
+  if (current.includes(start))
+    writeFileSync(
+      readme,
+      current.slice(0, current.indexOf(start) + start.length) + '\n' + text + '\n' + current.slice(current.indexOf(end)),
+    );
 }
 
 void main();

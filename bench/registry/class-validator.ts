@@ -1,6 +1,17 @@
 import 'reflect-metadata';
 import { plainToInstance, Type } from 'class-transformer';
-import { IsArray, IsIn, IsNumber, IsOptional, IsString, Min, MinLength, validate, ValidateNested, type ValidationError } from 'class-validator';
+import {
+  IsArray,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Min,
+  MinLength,
+  validate,
+  ValidateNested,
+  type ValidationError,
+} from 'class-validator';
 import { runContender } from './harness';
 import { executeRefund, invalidArguments, STATUSES, type FieldError } from './workload';
 

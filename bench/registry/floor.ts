@@ -26,7 +26,11 @@ void runContender('floor', (args) => {
   const value: unknown = JSON.parse(args);
   if (!validate(value)) {
     return invalidArguments(
-      validate.errors!.map((e) => ({ path: e.instancePath.slice(1).replace(/\//g, '.'), message: `${e.instancePath.slice(1)} ${e.message}`, constraint: e.keyword })),
+      validate.errors!.map((e) => ({
+        path: e.instancePath.slice(1).replace(/\//g, '.'),
+        message: `${e.instancePath.slice(1)} ${e.message}`,
+        constraint: e.keyword,
+      })),
     );
   }
   return JSON.stringify(executeRefund(value));

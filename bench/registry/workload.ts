@@ -53,7 +53,9 @@ export const VALID_ROTATION: readonly string[] = Array.from({ length: 1024 }, (_
       }),
 );
 /** The same 1024 calls, each with one bad field (a negative amount). */
-export const INVALID_ROTATION: readonly string[] = VALID_ROTATION.map((text, i) => JSON.stringify({ ...JSON.parse(text), amount: -1 - (i % 50) }));
+export const INVALID_ROTATION: readonly string[] = VALID_ROTATION.map((text, i) =>
+  JSON.stringify({ ...JSON.parse(text), amount: -1 - (i % 50) }),
+);
 
 export interface RefundArgs {
   order_id: string;

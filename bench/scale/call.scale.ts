@@ -9,7 +9,16 @@
  * the registry of size n holds the first n tools, and only n tool classes exist when it is timed.
  */
 import 'reflect-metadata';
-import { IsEmail, IsIn, IsString, MinLength, Validate, ValidateIf, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsEmail,
+  IsIn,
+  IsString,
+  MinLength,
+  Validate,
+  ValidateIf,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { Param, Tool, ToolRegistry } from '../../src';
 import type { ClassType } from '../../src/metadata/types';
 
@@ -46,7 +55,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
 export async function callScale(sizes = [10, 100, 1000, 5000], calls = 2000): Promise<{ size: number; us: number; buildMs: number }[]> {
   const tools: ClassType[] = [];
   const rows = [];
-  const args = Array.from({ length: 1024 }, (_, i) => JSON.stringify({ mode: 'email', address: `user${i}@example.com`, code: `T-${i}`, note: `n${i}` }));
+  const args = Array.from({ length: 1024 }, (_, i) =>
+    JSON.stringify({ mode: 'email', address: `user${i}@example.com`, code: `T-${i}`, note: `n${i}` }),
+  );
   for (const size of sizes) {
     while (tools.length < size) tools.push(makeTool(tools.length));
     const began = process.hrtime.bigint();

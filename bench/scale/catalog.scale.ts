@@ -6,7 +6,24 @@ import type { ContainerLike } from '../../src/container/container';
 import { median, ms, num, print, table } from './scale';
 
 const VERBS = ['get', 'list', 'create', 'update', 'delete', 'archive', 'export', 'sync'];
-const VOCAB = ['invoice', 'order', 'customer', 'ticket', 'shipment', 'warehouse', 'refund', 'payment', 'coupon', 'product', 'supplier', 'contract', 'employee', 'report', 'carrier', 'label'];
+const VOCAB = [
+  'invoice',
+  'order',
+  'customer',
+  'ticket',
+  'shipment',
+  'warehouse',
+  'refund',
+  'payment',
+  'coupon',
+  'product',
+  'supplier',
+  'contract',
+  'employee',
+  'report',
+  'carrier',
+  'label',
+];
 
 function registryOf(count: number): ToolRegistry {
   const params = { type: 'object' as const, properties: { id: { type: 'string' as const } }, additionalProperties: false };
@@ -15,15 +32,21 @@ function registryOf(count: number): ToolRegistry {
     const verb = VERBS[i % VERBS.length];
     const noun = VOCAB[Math.floor(i / VERBS.length) % VOCAB.length];
     const other = VOCAB[(i * 7) % VOCAB.length];
-    const def = { name: `${verb}_${noun}_${i}`, description: `${verb} a ${noun} record linked to a ${other} (variant ${i})`, parameters: params };
-    classes.push(class {
-      definition() {
-        return def;
-      }
-      execute() {
-        return '{}';
-      }
-    });
+    const def = {
+      name: `${verb}_${noun}_${i}`,
+      description: `${verb} a ${noun} record linked to a ${other} (variant ${i})`,
+      parameters: params,
+    };
+    classes.push(
+      class {
+        definition() {
+          return def;
+        }
+        execute() {
+          return '{}';
+        }
+      },
+    );
   }
   const container: ContainerLike = { get: (cls) => new cls() };
   return ToolRegistry.build({ tools: classes, container });
@@ -44,7 +67,13 @@ async function main() {
     const again = await median(() => catalog.select(context, MESSAGE), { batch: 200, rounds: 9 });
     rows.push([num(size), ms(first), ms(again)]);
   }
-  print(table('Catalog top-8 selection, 40-word message (target: under 2 ms at 5,000 tools)', ['tools', 'first turn of a run (ms)', 'later turns (ms)'], rows));
+  print(
+    table(
+      'Catalog top-8 selection, 40-word message (target: under 2 ms at 5,000 tools)',
+      ['tools', 'first turn of a run (ms)', 'later turns (ms)'],
+      rows,
+    ),
+  );
 }
 
 void main();

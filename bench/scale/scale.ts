@@ -27,7 +27,14 @@ export const num = (v: number) => v.toLocaleString('en-US');
 
 /** A Markdown table: a title line, a header and the rows. */
 export function table(title: string, header: string[], rows: Array<Array<string | number>>): string {
-  return [`### ${title}`, '', `| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`), ''].join('\n');
+  return [
+    `### ${title}`,
+    '',
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+  ].join('\n');
 }
 
 export function print(text: string): void {

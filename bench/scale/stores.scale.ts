@@ -19,9 +19,11 @@ import type { SessionStore } from '../../src/stores/store';
 import { startPostgres, startRedis } from '../../tests/support/servers';
 import { median, ms, num, print, table } from './scale';
 
-const WORDS = ('refund order shipping invoice email phone address delivery warehouse kettle laptop coupon discount account password ' +
+const WORDS = (
+  'refund order shipping invoice email phone address delivery warehouse kettle laptop coupon discount account password ' +
   'subscription renewal cancel upgrade support ticket weekend morning evening express standard parcel courier oslo bergen paris ' +
-  'london berlin madrid rome tokyo prefers likes dislikes allergic vegetarian birthday anniversary manager colleague').split(' ');
+  'london berlin madrid rome tokyo prefers likes dislikes allergic vegetarian birthday anniversary manager colleague'
+).split(' ');
 
 function sentence(i: number): string {
   const w = (k: number) => WORDS[(i * 7 + k * 13 + ((i >> 3) % 5)) % WORDS.length];
@@ -75,7 +77,13 @@ async function main() {
         const key = { agentName: 'bench', userId };
         const queries = ['refund kettle', 'express shipping oslo', 'allergic vegetarian', 'birthdy', 'coupon discount weekend'];
         storeRow.push(ms(await median((i) => store.searchMemory!(key, queries[i % queries.length]!), { rounds: 9, batch: 5 })));
-        toolRow.push(ms(await median(async (i) => AgentMemory.fromSnapshot((await store.loadMemory(key))!).search(queries[i % queries.length]!), { rounds: 5 })));
+        toolRow.push(
+          ms(
+            await median(async (i) => AgentMemory.fromSnapshot((await store.loadMemory(key))!).search(queries[i % queries.length]!), {
+              rounds: 5,
+            }),
+          ),
+        );
         // A run whose tools and instructions read no memory: one model turn, one save.
         const agent = new Agent({ name: 'bench', model: new ScriptedModel(() => ({ text: 'ok' })), tools: [], store });
         runRow.push(ms(await median((i) => agent.run('hello', { sessionId: `r-${size}-${i}`, userId }), { rounds: 9, batch: 3 })));
@@ -88,9 +96,23 @@ async function main() {
     await Promise.all([redis.destroy(), postgres.destroy()]);
     rmSync(dir, { recursive: true, force: true });
   }
-  print(table('Session load vs history length (target: PostgreSQL 10,000 within 2× SQLite)', ['store', ...HISTORY.map((h) => `${num(h)} messages (ms)`)], load));
-  print(table('Memory search vs memory size, median of 5 queries (target: under 10 ms at 50,000 on SQLite and PostgreSQL)', ['store', 'how', ...MEMORY.map((m) => `${num(m)} entries (ms)`)], search));
-  print(table('A run that never touches memory vs memory size (target: flat)', ['store', ...MEMORY.map((m) => `${num(m)} entries (ms)`)], runs));
+  print(
+    table(
+      'Session load vs history length (target: PostgreSQL 10,000 within 2× SQLite)',
+      ['store', ...HISTORY.map((h) => `${num(h)} messages (ms)`)],
+      load,
+    ),
+  );
+  print(
+    table(
+      'Memory search vs memory size, median of 5 queries (target: under 10 ms at 50,000 on SQLite and PostgreSQL)',
+      ['store', 'how', ...MEMORY.map((m) => `${num(m)} entries (ms)`)],
+      search,
+    ),
+  );
+  print(
+    table('A run that never touches memory vs memory size (target: flat)', ['store', ...MEMORY.map((m) => `${num(m)} entries (ms)`)], runs),
+  );
 }
 
 void main();

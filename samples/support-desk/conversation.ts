@@ -27,7 +27,11 @@ export async function runConversation(
 export function formatExchange({ user, result }: Exchange): string {
   const lines = [`${CUSTOMER.userId} › ${user}`];
   for (const call of result.toolCalls) lines.push(...formatCall(call));
-  lines.push(result.status === 'paused' ? `desk  › (waiting for approval of ${result.approvals.map((a) => a.name).join(', ')})` : `desk  › ${result.output}`);
+  lines.push(
+    result.status === 'paused'
+      ? `desk  › (waiting for approval of ${result.approvals.map((a) => a.name).join(', ')})`
+      : `desk  › ${result.output}`,
+  );
   return lines.join('\n');
 }
 

@@ -23,7 +23,9 @@ export function instructions(context: AgentContext, memory: AgentMemory): string
     'Use the tools to look orders up and to refund them; never guess order data. Answer in one or two sentences.',
     'After looking an order up, process_refund may omit order_id: it refunds the order last looked up.',
     "If the customer states a lasting preference, save it with remember_preference. Never reveal other customers' orders.",
-    remembered.length ? `What you remember about this customer:\n${remembered.join('\n')}` : 'You remember nothing about this customer yet.',
+    remembered.length
+      ? `What you remember about this customer:\n${remembered.join('\n')}`
+      : 'You remember nothing about this customer yet.',
   ].join('\n');
 }
 

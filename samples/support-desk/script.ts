@@ -30,7 +30,11 @@ function nextStep(request: ModelRequest): ScriptedStep {
 function answerUser(text: string, request: ModelRequest): ScriptedStep {
   if (/^hi\b/i.test(text)) {
     const remembered = /What you remember about this customer:\n- (.+)/.exec(request.instructions ?? '');
-    return { text: remembered ? `Welcome back, Alice! I remember: ${remembered[1].toLowerCase()}.` : 'Hello Alice, nice to meet you! How can I help?' };
+    return {
+      text: remembered
+        ? `Welcome back, Alice! I remember: ${remembered[1].toLowerCase()}.`
+        : 'Hello Alice, nice to meet you! How can I help?',
+    };
   }
   const where = /where is my order ([A-Z]-\d+)/i.exec(text);
   if (where) return call('order_lookup', { order_id: where[1] });
@@ -53,12 +57,16 @@ function readToolResult(result: ToolMessage, request: ModelRequest): ScriptedSte
         : { text: `Sorry, I could not find that order (${body.message}).` };
     case 'process_refund':
       return body.status === 'success'
-        ? { text: `Done: refund ${body.refund_id} of ${money(body.amount_cents)} ${body.currency} for order ${body.order_id} is ${body.refund_status}.` }
+        ? {
+            text: `Done: refund ${body.refund_id} of ${money(body.amount_cents)} ${body.currency} for order ${body.order_id} is ${body.refund_status}.`,
+          }
         : { text: `Sorry, the refund did not go through: ${body.message}` };
     case 'lookup_order':
       if (body.status === 'error') return { text: 'Sorry, I cannot look that order up right now.' };
       if (body.status === 'blocked') return { text: 'I am sorry, I cannot share anything about that order: it is not on your account.' };
-      return { text: body.status === 'found' ? `Order ${body.orderId} is ${body.fulfillmentStatus}.` : `There is no order ${body.orderId}.` };
+      return {
+        text: body.status === 'found' ? `Order ${body.orderId} is ${body.fulfillmentStatus}.` : `There is no order ${body.orderId}.`,
+      };
     case 'remember_preference':
       return { text: body.status === 'remembered' ? 'Noted: updates will go to you by email.' : 'I already have that noted: email it is.' };
     default:

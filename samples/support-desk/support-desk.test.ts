@@ -80,7 +80,9 @@ describe('support-desk demo, end to end', () => {
     await runConversation(desk, 'desk-print', CONVERSATION, (e) => lines.push(formatExchange(e)));
     const text = lines.join('\n');
     expect(text).toContain('alice › Where is my order A-100?');
-    expect(text).toMatch(/⚙ process_refund\(\{"amount_cents":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS: amount_cents must be an integer number/);
+    expect(text).toMatch(
+      /⚙ process_refund\(\{"amount_cents":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS: amount_cents must be an integer number/,
+    );
     expect(text).toContain('desk  › Done: refund RF-1 of 20.00 USD for order A-100 is approved.');
   });
 

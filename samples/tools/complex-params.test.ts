@@ -19,7 +19,9 @@ const registry = () => ToolRegistry.build({ tools: [UpdateUserTool, FindOrdersTo
 const context = new AgentContext({ sessionId: 's-1' });
 
 async function errorsOf(name: string, args: object) {
-  const error = await registry().call(name, args, context).catch((e: unknown) => e);
+  const error = await registry()
+    .call(name, args, context)
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ToolInputError);
   return (error as ToolInputError).errors;
 }
@@ -75,13 +77,21 @@ describe('the PHP kit parameter examples as classes', () => {
 
   it('hands execute real instances, nested classes included', async () => {
     const out = JSON.parse(
-      await registry().call('find_orders', { status: 'pending', tags: ['vip'], address: { street: '1 Main St', city: 'Springfield', zip: '12345' } }, context),
+      await registry().call(
+        'find_orders',
+        { status: 'pending', tags: ['vip'], address: { street: '1 Main St', city: 'Springfield', zip: '12345' } },
+        context,
+      ),
     );
     expect(out).toEqual({
       status: 'success',
       addressIsAddress: true,
       received: { status: 'pending', tags: ['vip'], address: { street: '1 Main St', city: 'Springfield', zip: '12345' } },
     });
-    expect(JSON.parse(await registry().call('find_orders', {}, context))).toEqual({ status: 'success', addressIsAddress: false, received: {} });
+    expect(JSON.parse(await registry().call('find_orders', {}, context))).toEqual({
+      status: 'success',
+      addressIsAddress: false,
+      received: {},
+    });
   });
 });

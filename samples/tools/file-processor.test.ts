@@ -37,10 +37,17 @@ describe('file_processor', () => {
   });
 
   it('writes the decoded file into the sandbox, folders included', async () => {
-    expect(await upload({ file_content: b64('id,total\n1,9.5\n'), filename: 'report.csv' })).toEqual({ status: 'success', path: 'report.csv', size: 15 });
+    expect(await upload({ file_content: b64('id,total\n1,9.5\n'), filename: 'report.csv' })).toEqual({
+      status: 'success',
+      path: 'report.csv',
+      size: 15,
+    });
     expect(readFileSync(path.join(sandbox, 'report.csv'), 'utf8')).toBe('id,total\n1,9.5\n');
 
-    expect(await upload({ file_content: b64('%PDF'), filename: 'invoices/march.pdf' })).toMatchObject({ status: 'success', path: 'invoices/march.pdf' });
+    expect(await upload({ file_content: b64('%PDF'), filename: 'invoices/march.pdf' })).toMatchObject({
+      status: 'success',
+      path: 'invoices/march.pdf',
+    });
     expect(readFileSync(path.join(sandbox, 'invoices', 'march.pdf'), 'utf8')).toBe('%PDF');
   });
 
@@ -62,7 +69,10 @@ describe('file_processor', () => {
 
   it('refuses to follow a symlinked folder out of the sandbox', async () => {
     symlinkSync(outside, path.join(sandbox, 'link'));
-    expect(await upload({ file_content: b64('x'), filename: 'link/escape.txt' })).toMatchObject({ status: 'error', error_code: 'UNSAFE_FILENAME' });
+    expect(await upload({ file_content: b64('x'), filename: 'link/escape.txt' })).toMatchObject({
+      status: 'error',
+      error_code: 'UNSAFE_FILENAME',
+    });
     expect(readdirSync(outside)).toEqual([]);
   });
 
@@ -74,14 +84,20 @@ describe('file_processor', () => {
     });
     expect(readdirSync(outside)).toEqual([]);
     // New folders inside the sandbox are still made as needed.
-    expect(await upload({ file_content: b64('x'), filename: 'reports/2026/march.csv' })).toMatchObject({ status: 'success', path: 'reports/2026/march.csv' });
+    expect(await upload({ file_content: b64('x'), filename: 'reports/2026/march.csv' })).toMatchObject({
+      status: 'success',
+      path: 'reports/2026/march.csv',
+    });
   });
 
   it('never overwrites, so a planted symlink cannot redirect the write', async () => {
     const target = path.join(outside, 'victim.txt');
     writeFileSync(target, 'original');
     symlinkSync(target, path.join(sandbox, 'innocent.txt'));
-    expect(await upload({ file_content: b64('pwned'), filename: 'innocent.txt' })).toMatchObject({ status: 'error', error_code: 'FILE_EXISTS' });
+    expect(await upload({ file_content: b64('pwned'), filename: 'innocent.txt' })).toMatchObject({
+      status: 'error',
+      error_code: 'FILE_EXISTS',
+    });
     expect(readFileSync(target, 'utf8')).toBe('original');
   });
 
@@ -99,7 +115,10 @@ describe('file_processor', () => {
   });
 
   it('refuses content that is not base64 instead of decoding what it can', async () => {
-    expect(await upload({ file_content: 'not base64!', filename: 'a.txt' })).toMatchObject({ status: 'error', error_code: 'INVALID_BASE64' });
+    expect(await upload({ file_content: 'not base64!', filename: 'a.txt' })).toMatchObject({
+      status: 'error',
+      error_code: 'INVALID_BASE64',
+    });
     expect(await upload({ file_content: 'abc', filename: 'a.txt' })).toMatchObject({ status: 'error', error_code: 'INVALID_BASE64' });
   });
 
@@ -109,7 +128,9 @@ describe('file_processor', () => {
     expect(error).toBeInstanceOf(ToolInputError);
     expect((error as ToolInputError).errors).toMatchObject([{ path: 'filename', constraint: 'required' }]);
 
-    const extra = await registry.call('file_processor', { file_content: b64('x'), filename: 'a.txt', mode: 'overwrite' }, context).catch((e: unknown) => e);
+    const extra = await registry
+      .call('file_processor', { file_content: b64('x'), filename: 'a.txt', mode: 'overwrite' }, context)
+      .catch((e: unknown) => e);
     expect((extra as ToolInputError).errors).toMatchObject([{ path: 'mode', constraint: 'additionalProperties' }]);
   });
 

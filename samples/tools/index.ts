@@ -1,5 +1,13 @@
 /** The sample tools, their services and the fake shop, for the support-desk demo and for copying. */
-export { type Order, type OrderItem, type FulfillmentStatus, FULFILLMENT_STATUSES, OrderDatabase, orderSummary, seedOrders } from './orders.db';
+export {
+  type Order,
+  type OrderItem,
+  type FulfillmentStatus,
+  FULFILLMENT_STATUSES,
+  OrderDatabase,
+  orderSummary,
+  seedOrders,
+} from './orders.db';
 export { RefundService, RefundRejected, type Refund, type RefundRequest, type RefundOutcome } from './refund.service';
 export { OrderAccessService, type CustomerScope } from './order-access.service';
 export { UploadStorage, UploadRejected, MAX_UPLOAD_BYTES, checkFilename, decodeBase64 } from './upload-storage.service';

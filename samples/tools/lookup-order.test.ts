@@ -35,18 +35,25 @@ describe('lookup_order', () => {
   it('publishes the three states as its output schema', () => {
     const { outputSchema } = createSupportApp().registry.get('lookup_order').definition();
     expect(outputSchema?.oneOf?.map((s) => s.properties?.status?.const)).toEqual(['found', 'not_found', 'blocked']);
-    expect(outputSchema?.oneOf?.[0].properties?.fulfillmentStatus).toEqual({ type: 'string', enum: ['processing', 'shipped', 'delivered'] });
+    expect(outputSchema?.oneOf?.[0].properties?.fulfillmentStatus).toEqual({
+      type: 'string',
+      enum: ['processing', 'shipped', 'delivered'],
+    });
   });
 
   it('rejects an empty orderId', async () => {
-    const error = await createSupportApp().registry.call('lookup_order', { orderId: '' }, customer('acme', 'alice')).catch((e: unknown) => e);
+    const error = await createSupportApp()
+      .registry.call('lookup_order', { orderId: '' }, customer('acme', 'alice'))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolInputError);
     expect((error as ToolInputError).errors).toMatchObject([{ path: 'orderId', constraint: 'minLength' }]);
   });
 
   it('refuses a result outside the contract (INVALID_OUTPUT) instead of passing it to the model', async () => {
     const db = OrderDatabase.with([{ ...seedOrders()[0], fulfillmentStatus: 'lost' as FulfillmentStatus }]);
-    const error = await createSupportApp({ db }).registry.call('lookup_order', { orderId: 'A-100' }, customer('acme', 'alice')).catch((e: unknown) => e);
+    const error = await createSupportApp({ db })
+      .registry.call('lookup_order', { orderId: 'A-100' }, customer('acme', 'alice'))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolOutputError);
     expect((error as ToolOutputError).errors).toEqual(
       expect.arrayContaining([expect.objectContaining({ path: 'fulfillmentStatus', constraint: 'isIn' })]),

@@ -59,7 +59,10 @@ describe('process_refund', () => {
 
   it('refunds partially, then refuses more than what is left', async () => {
     const { refund } = refundApp();
-    expect(await refund({ order_id: 'A-101', amount_cents: 10000, reason: 'late' })).toMatchObject({ status: 'success', amount_cents: 10000 });
+    expect(await refund({ order_id: 'A-101', amount_cents: 10000, reason: 'late' })).toMatchObject({
+      status: 'success',
+      amount_cents: 10000,
+    });
     expect(await refund({ order_id: 'A-101', amount_cents: 3000, reason: 'late' })).toEqual({
       status: 'error',
       message: 'Refund amount 3000 cents exceeds the refundable balance of 2000 cents (USD)',
@@ -74,7 +77,10 @@ describe('process_refund', () => {
   it('requires a signed-in user', async () => {
     const { refund, refunds } = refundApp();
     const anonymous = new AgentContext({ sessionId: 's-2' });
-    expect(await refund({ order_id: 'A-100', reason: 'x' }, anonymous)).toEqual({ status: 'error', message: 'User authentication required' });
+    expect(await refund({ order_id: 'A-100', reason: 'x' }, anonymous)).toEqual({
+      status: 'error',
+      message: 'User authentication required',
+    });
     expect(refunds.refundsFor('A-100')).toEqual([]);
   });
 
@@ -93,7 +99,11 @@ describe('process_refund', () => {
     expect(await refund({ order_id: 'G-301', reason: 'x' }, signedIn('alice'))).toEqual({ status: 'error', message: 'Order not found' });
     expect(refunds.refundsFor('G-301')).toEqual([]);
     const globexAlice = new AgentContext({ sessionId: 's-g', userId: 'alice', tenantId: 'globex', state: { user_id: 'alice' } });
-    expect(await refund({ order_id: 'G-301', reason: 'x' }, globexAlice)).toMatchObject({ status: 'success', amount_cents: 25000, currency: 'EUR' });
+    expect(await refund({ order_id: 'G-301', reason: 'x' }, globexAlice)).toMatchObject({
+      status: 'success',
+      amount_cents: 25000,
+      currency: 'EUR',
+    });
     expect(await refund({ order_id: 'A-100', reason: 'x' }, globexAlice)).toEqual({ status: 'error', message: 'Order not found' });
   });
 
@@ -127,7 +137,9 @@ describe('process_refund', () => {
   it('refuses an idempotency key reused with different arguments, and pays nothing for it', async () => {
     const { refund, refunds } = refundApp();
     const context = signedIn('alice');
-    expect(await refund({ order_id: 'A-101', amount_cents: 1000, reason: 'scratched' }, context, 'call_1')).toMatchObject({ status: 'success' });
+    expect(await refund({ order_id: 'A-101', amount_cents: 1000, reason: 'scratched' }, context, 'call_1')).toMatchObject({
+      status: 'success',
+    });
     for (const changed of [
       { order_id: 'A-101', amount_cents: 9000, reason: 'scratched' },
       { order_id: 'A-100', amount_cents: 1000, reason: 'scratched' },
@@ -143,12 +155,16 @@ describe('process_refund', () => {
     expect(await inputErrors({ order_id: 'A-100', amount_cents: 0, reason: 'x' })).toEqual([
       { path: 'amount_cents', constraint: 'min', message: 'amount_cents must not be less than 1' },
     ]);
-    expect(await inputErrors({ order_id: 'A-100', amount_cents: 19.99, reason: 'x' })).toMatchObject([{ path: 'amount_cents', constraint: 'isInt' }]);
+    expect(await inputErrors({ order_id: 'A-100', amount_cents: 19.99, reason: 'x' })).toMatchObject([
+      { path: 'amount_cents', constraint: 'isInt' },
+    ]);
     expect(await inputErrors({ order_id: '', reason: '' })).toEqual([
       { path: 'order_id', constraint: 'minLength', message: 'order_id must be longer than or equal to 1 characters' },
       { path: 'reason', constraint: 'minLength', message: 'reason must be longer than or equal to 1 characters' },
     ]);
-    expect(await inputErrors({ order_id: 'A-100', amount_cents: '10', reason: 'x' })).toMatchObject([{ path: 'amount_cents', constraint: 'isInt' }]);
+    expect(await inputErrors({ order_id: 'A-100', amount_cents: '10', reason: 'x' })).toMatchObject([
+      { path: 'amount_cents', constraint: 'isInt' },
+    ]);
     expect(await inputErrors({ order_id: 'A-100' })).toMatchObject([{ path: 'reason', constraint: 'isDefined' }]);
   });
 

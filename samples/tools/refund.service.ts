@@ -66,9 +66,12 @@ export class RefundService {
     const refundable = order.totalCents - this.refundedSoFar(order.id);
     if (refundable <= 0) throw new RefundRejected(`Order ${order.id} has already been fully refunded`);
     const amountCents = request.amountCents ?? refundable;
-    if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RefundRejected('The refund amount must be a positive whole number of cents');
+    if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
+      throw new RefundRejected('The refund amount must be a positive whole number of cents');
     if (amountCents > refundable) {
-      throw new RefundRejected(`Refund amount ${amountCents} cents exceeds the refundable balance of ${refundable} cents (${order.currency})`);
+      throw new RefundRejected(
+        `Refund amount ${amountCents} cents exceeds the refundable balance of ${refundable} cents (${order.currency})`,
+      );
     }
     const refund: Refund = {
       id: `RF-${this.refunds.length + 1}`,

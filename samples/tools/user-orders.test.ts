@@ -1,7 +1,8 @@
 import { AgentContext, ToolInputError } from 'toolwright';
 import { createSupportApp } from './app';
 
-const signedIn = (userId: string, tenantId = 'acme') => new AgentContext({ sessionId: 's-1', userId, tenantId, state: { user_id: userId } });
+const signedIn = (userId: string, tenantId = 'acme') =>
+  new AgentContext({ sessionId: 's-1', userId, tenantId, state: { user_id: userId } });
 
 async function listOrders(args: object, context = signedIn('alice')) {
   const { registry } = createSupportApp();
@@ -25,7 +26,13 @@ describe('user_orders', () => {
     expect(result.status).toBe('success');
     expect(result.orders).toHaveLength(10);
     expect(result.orders.slice(0, 3).map((o: { id: string }) => o.id)).toEqual(['A-100', 'A-101', 'A-1012']);
-    expect(result.orders[0]).toEqual({ id: 'A-100', totalCents: 5990, currency: 'USD', fulfillmentStatus: 'shipped', createdAt: '2026-03-02T10:15:00.000Z' });
+    expect(result.orders[0]).toEqual({
+      id: 'A-100',
+      totalCents: 5990,
+      currency: 'USD',
+      fulfillmentStatus: 'shipped',
+      createdAt: '2026-03-02T10:15:00.000Z',
+    });
   });
 
   it('honours limit, and null means the default', async () => {
@@ -47,7 +54,10 @@ describe('user_orders', () => {
   });
 
   it('requires a signed-in user', async () => {
-    expect(await listOrders({}, new AgentContext({ sessionId: 's-2' }))).toEqual({ status: 'error', message: 'User authentication required' });
+    expect(await listOrders({}, new AgentContext({ sessionId: 's-2' }))).toEqual({
+      status: 'error',
+      message: 'User authentication required',
+    });
     // A user without a tenant is not signed in to any shop.
     expect(await listOrders({}, new AgentContext({ sessionId: 's-3', userId: 'alice', state: { user_id: 'alice' } }))).toEqual({
       status: 'error',

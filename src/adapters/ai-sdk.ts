@@ -28,8 +28,10 @@ export function toAiSdkTools(registry: ToolRegistry, options: AdapterOptions<AiS
       ...(registry.describe(name).approval === undefined
         ? {}
         : {
-            needsApproval: async (input: unknown, call: { toolCallId: string; messages: ToolExecutionOptions['messages']; experimental_context?: unknown }) =>
-              needsApproval(registry, name, input, await resolveSession(options.session, call as AiSdkRuntime)),
+            needsApproval: async (
+              input: unknown,
+              call: { toolCallId: string; messages: ToolExecutionOptions['messages']; experimental_context?: unknown },
+            ) => needsApproval(registry, name, input, await resolveSession(options.session, call as AiSdkRuntime)),
           }),
       execute: async (input, execution) => {
         const approval = registry.describe(name).approval === undefined ? undefined : 'host';

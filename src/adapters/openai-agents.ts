@@ -42,20 +42,36 @@ export function toOpenAIAgentsTools<C = unknown>(registry: ToolRegistry, options
       strict: strict as false,
       // The registry's gate decides what the model is offered this run, with the run's user.
       ...(registry.gated
-        ? { isEnabled: async ({ runContext }: { runContext: RunContext<C> }) => registry.permits(name, (await resolveSession(options.session, { runContext })).context) }
+        ? {
+            isEnabled: async ({ runContext }: { runContext: RunContext<C> }) =>
+              registry.permits(name, (await resolveSession(options.session, { runContext })).context),
+          }
         : {}),
       // Approval through the Agents SDK's own interruptions (result.interruptions → state.approve/reject).
       ...(registry.describe(name).approval === undefined
         ? {}
         : {
             needsApproval: async (runContext: RunContext, input: unknown, callId?: string) =>
-              needsApproval(registry, name, strict ? nullsToAbsent(def.parameters, input) : input, await resolveSession(options.session, { runContext: runContext as RunContext<C>, toolCallId: callId })),
+              needsApproval(
+                registry,
+                name,
+                strict ? nullsToAbsent(def.parameters, input) : input,
+                await resolveSession(options.session, { runContext: runContext as RunContext<C>, toolCallId: callId }),
+              ),
           }),
       execute: async (input: unknown, runContext?: RunContext<C>, details?: { toolCall?: { callId?: string } }) => {
         const args = strict ? nullsToAbsent(def.parameters, input) : input;
         const toolCallId = details?.toolCall?.callId;
         const approval = registry.describe(name).approval === undefined ? undefined : 'host';
-        const { text } = await runTool(registry, name, (args ?? {}) as object, options, { runContext, toolCallId }, { toolCallId }, approval);
+        const { text } = await runTool(
+          registry,
+          name,
+          (args ?? {}) as object,
+          options,
+          { runContext, toolCallId },
+          { toolCallId },
+          approval,
+        );
         return text;
       },
     }) as unknown as FunctionTool<C>;

@@ -40,7 +40,9 @@ export function selectDefinitions(registry: ToolRegistry, names: readonly string
 export async function resolveSession<R>(source: SessionSource<R>, runtime: R): Promise<ToolSession> {
   const session = typeof source === 'function' ? await source(runtime) : source;
   if (!session || !session.context || !session.memory) {
-    throw new ToolwrightConfigError('toolwright adapter: the session resolver must return { context, memory } (an AgentContext and an AgentMemory).');
+    throw new ToolwrightConfigError(
+      'toolwright adapter: the session resolver must return { context, memory } (an AgentContext and an AgentMemory).',
+    );
   }
   return session;
 }
@@ -94,7 +96,12 @@ export async function runTool<R>(
     if (typeof approval === 'function' && registry.describe(name).approval !== undefined) {
       const check = await registry.check(name, args, context);
       if (check.approvalRequired) {
-        const decision = await approval({ name, args: JSON.parse(JSON.stringify(check.input)), toolCallId: callOptions.toolCallId, context });
+        const decision = await approval({
+          name,
+          args: JSON.parse(JSON.stringify(check.input)),
+          toolCallId: callOptions.toolCallId,
+          context,
+        });
         if (decision?.approve !== true) {
           const reason = decision && 'reason' in decision ? decision.reason : 'no reason given';
           return { text: encodeToolError('REJECTED', `A human rejected this call: ${reason}`), failed: true };

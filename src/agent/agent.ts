@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ContainerLike } from '../container/container';
-import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightConfigError, ToolwrightError, type ErrorCode } from '../errors/errors';
+import {
+  encodeToolError,
+  ToolExecutionError,
+  ToolInputError,
+  ToolNotFoundError,
+  ToolwrightConfigError,
+  ToolwrightError,
+  type ErrorCode,
+} from '../errors/errors';
 import type { ClassType } from '../metadata/types';
 import type { ToolDefinition } from '../schema/json-schema';
 import { ToolRegistry, type RegisteredTool } from '../registry/tool-registry';
@@ -238,7 +246,9 @@ export interface AgentHooks {
   beforeToolCall?(event: ToolCallEvent): BeforeToolCallDecision | Promise<BeforeToolCallDecision>;
   /** Return a string to replace the result the model sees. */
   afterToolCall?(event: ToolCallEvent & { result: string; durationMs: number }): void | string | Promise<void | string>;
-  onToolError?(event: ToolCallEvent & { error: ToolwrightError; handling: 'retry' | ErrorBoundary | 'abort'; durationMs: number }): void | Promise<void>;
+  onToolError?(
+    event: ToolCallEvent & { error: ToolwrightError; handling: 'retry' | ErrorBoundary | 'abort'; durationMs: number },
+  ): void | Promise<void>;
 }
 
 /** A paused run as stored in the session (`pendingRun`): plain JSON, resumable by any process. */
@@ -373,13 +383,21 @@ export class Agent {
     this.resumeLeaseMs = options.resumeLeaseMs ?? 10 * 60_000;
     this.onHookError =
       options.onHookError ??
-      ((error, hook) => process.emitWarning(`toolwright agent "${this.name}": ${hook} hook failed: ${error instanceof Error ? error.message : String(error)}`, 'ToolwrightHookWarning'));
+      ((error, hook) =>
+        process.emitWarning(
+          `toolwright agent "${this.name}": ${hook} hook failed: ${error instanceof Error ? error.message : String(error)}`,
+          'ToolwrightHookWarning',
+        ));
   }
 
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */
   async run(input: string, options: RunOptions): Promise<RunResult> {
     const { state, pending } = await this.open(options, input);
-    if (pending) throw new RunPausedError(options.sessionId, pending.approvals.map((a) => a.toolCallId));
+    if (pending)
+      throw new RunPausedError(
+        options.sessionId,
+        pending.approvals.map((a) => a.toolCallId),
+      );
     state.context.setUserInput(input);
     state.context.addMessage({ role: 'user', content: input });
     return this.drive(state, undefined);
@@ -402,16 +420,22 @@ export class Agent {
     for (const [id, decision] of Object.entries(decisions)) {
       const approval = pending.approvals.find((a) => a.toolCallId === id);
       if (!approval) {
-        throw new ApprovalDecisionError(`Tool call "${id}" is not waiting for approval. Pending: ${pending.approvals.map((a) => a.toolCallId).join(', ')}.`);
+        throw new ApprovalDecisionError(
+          `Tool call "${id}" is not waiting for approval. Pending: ${pending.approvals.map((a) => a.toolCallId).join(', ')}.`,
+        );
       }
-      if (!decision || (decision.approve !== true && (decision.approve !== false || typeof decision.reason !== 'string' || !decision.reason))) {
+      if (
+        !decision ||
+        (decision.approve !== true && (decision.approve !== false || typeof decision.reason !== 'string' || !decision.reason))
+      ) {
         throw new ApprovalDecisionError(`Decision for "${id}" must be { approve: true, arguments? } or { approve: false, reason: "…" }.`);
       }
       if (decision.approve && decision.arguments !== undefined) await this.checkEdit(approval, decision.arguments);
       setOwn(merged, id, { ...decision, ...(approver ? { approver } : {}), decidedAt });
     }
     const complete = pending.approvals.every((a) => Object.hasOwn(merged, a.toolCallId));
-    if (complete && pending.claim && decidedAt - pending.claim.at < this.resumeLeaseMs) throw new RunClaimedError(options.sessionId, pending.runId);
+    if (complete && pending.claim && decidedAt - pending.claim.at < this.resumeLeaseMs)
+      throw new RunClaimedError(options.sessionId, pending.runId);
     const next: StoredRun = { ...pending, decisions: merged };
     // Claimed before anything runs; a claim left by a process that died expires after resumeLeaseMs.
     if (complete) next.claim = { id: randomUUID(), at: decidedAt };
@@ -424,7 +448,9 @@ export class Agent {
 
   /** Approves one pending call, optionally with edited arguments. */
   approve(options: ResumeOptions, toolCallId: string, editedArguments?: string | Record<string, unknown>): Promise<RunResult> {
-    return this.resume(options, { [toolCallId]: editedArguments === undefined ? { approve: true } : { approve: true, arguments: editedArguments } });
+    return this.resume(options, {
+      [toolCallId]: editedArguments === undefined ? { approve: true } : { approve: true, arguments: editedArguments },
+    });
   }
 
   /** Rejects one pending call; the model sees the reason. */
@@ -474,9 +500,10 @@ export class Agent {
       if (!stored && !state.stopped) stored = await this.loop(state);
       result = this.result(state, stored);
     } catch (error) {
-      const failure = state.signal?.aborted && !(error instanceof RunAbortedError)
-        ? new RunAbortedError(state.key.sessionId, state.context.getConversationHistory(), state.signal.reason)
-        : error;
+      const failure =
+        state.signal?.aborted && !(error instanceof RunAbortedError)
+          ? new RunAbortedError(state.key.sessionId, state.context.getConversationHistory(), state.signal.reason)
+          : error;
       // Keep what happened (the history is complete: every call has its result); the failure wins over a save error.
       await this.save(state, state.hadPending ? null : undefined).catch(() => this.release(state));
       if (this.observed) await this.emitEnd(state, 'failed', failure);
@@ -488,7 +515,9 @@ export class Agent {
     const pausing = stored !== undefined && !written;
     try {
       if (pausing && !(await this.store.compareAndSetPendingRun(state.key, previous, stored))) {
-        const lost = previous ? new RunClaimedError(state.key.sessionId, state.runId) : new RunPausedError(state.key.sessionId, await this.pendingIds(state.key));
+        const lost = previous
+          ? new RunClaimedError(state.key.sessionId, state.runId)
+          : new RunPausedError(state.key.sessionId, await this.pendingIds(state.key));
         await this.save(state, undefined).catch(() => undefined);
         if (this.observed) await this.emitEnd(state, 'failed', lost);
         throw lost;
@@ -516,7 +545,8 @@ export class Agent {
     const context = state.context;
     for (;;) {
       if (state.signal?.aborted) throw new RunAbortedError(state.key.sessionId, context.getConversationHistory(), state.signal.reason);
-      if (state.turns >= this.maxTurns) throw new MaxTurnsExceededError(this.maxTurns, state.key.sessionId, context.getConversationHistory());
+      if (state.turns >= this.maxTurns)
+        throw new MaxTurnsExceededError(this.maxTurns, state.key.sessionId, context.getConversationHistory());
       const selected = this.select(state);
       const selection = selected instanceof Promise ? await selected : selected;
       let response: ModelResponse;
@@ -554,7 +584,12 @@ export class Agent {
   }
 
   /** Runs one response's calls, then asks `stopWhen` whether the run ends here. */
-  private async step(state: RunState, assistant: StoredRun['assistant'], selection: CatalogSelection, decisions?: Record<string, StoredDecision>): Promise<void> {
+  private async step(
+    state: RunState,
+    assistant: StoredRun['assistant'],
+    selection: CatalogSelection,
+    decisions?: Record<string, StoredDecision>,
+  ): Promise<void> {
     const before = state.records.length;
     await this.runCalls(state, assistant.toolCalls, selection, decisions);
     if (!this.stopWhen) return;
@@ -592,7 +627,15 @@ export class Agent {
           this.onHookError(hookError, 'repairToolCall');
         }
       }
-      out.push(fixed ? { id: call.id, name: fixed.name, arguments: typeof fixed.arguments === 'string' ? fixed.arguments : JSON.stringify(fixed.arguments) } : call);
+      out.push(
+        fixed
+          ? {
+              id: call.id,
+              name: fixed.name,
+              arguments: typeof fixed.arguments === 'string' ? fixed.arguments : JSON.stringify(fixed.arguments),
+            }
+          : call,
+      );
     }
     return out;
   }
@@ -614,7 +657,12 @@ export class Agent {
    * sequential tool alone. Every call settles, then results go to the history in call order; only
    * then does a failure (retry budget, `throw` boundary, cancellation) end the run.
    */
-  private async runCalls(state: RunState, calls: readonly ToolCall[], selection: CatalogSelection, decisions?: Record<string, StoredDecision>): Promise<void> {
+  private async runCalls(
+    state: RunState,
+    calls: readonly ToolCall[],
+    selection: CatalogSelection,
+    decisions?: Record<string, StoredDecision>,
+  ): Promise<void> {
     const outcomes: CallOutcome[] = new Array(calls.length);
     const exec = async (i: number) => {
       outcomes[i] = await this.execute(state, calls[i], i, selection, ownValue(decisions, calls[i].id));
@@ -622,7 +670,7 @@ export class Agent {
     if (calls.length === 1) {
       outcomes[0] = await this.execute(state, calls[0], 0, selection, ownValue(decisions, calls[0].id));
     } else {
-      for (let i = 0; i < calls.length; ) {
+      for (let i = 0; i < calls.length;) {
         if (this.plans.get(calls[i].name)?.tool.sequential) {
           await exec(i++);
           continue;
@@ -648,7 +696,12 @@ export class Agent {
   private async reportError(state: RunState, o: CallOutcome): Promise<void> {
     for (const hook of this.onError) {
       try {
-        await hook!({ ...this.event(state, o.call, o.arguments, o.approval), error: o.error!, handling: o.handling!, durationMs: o.durationMs });
+        await hook!({
+          ...this.event(state, o.call, o.arguments, o.approval),
+          error: o.error!,
+          handling: o.handling!,
+          durationMs: o.durationMs,
+        });
       } catch (error) {
         this.onHookError(error, 'onToolError');
       }
@@ -685,7 +738,14 @@ export class Agent {
         ? { role: 'tool', toolCallId: call.id, name: call.name, content, isError: true }
         : { role: 'tool', toolCallId: call.id, name: call.name, content },
     );
-    const record: ToolCallRecord = { id: call.id, name: call.name, arguments: o.arguments, result: content, status: o.status, durationMs: o.durationMs };
+    const record: ToolCallRecord = {
+      id: call.id,
+      name: call.name,
+      arguments: o.arguments,
+      result: content,
+      status: o.status,
+      durationMs: o.durationMs,
+    };
     if (error) record.code = error.code;
     if (o.approval) record.approval = o.approval;
     state.records.push(record);
@@ -700,7 +760,13 @@ export class Agent {
   }
 
   /** One call: catalog check, approval decision, before-hooks, the registry call, after-hooks. Never throws. */
-  private async execute(state: RunState, call: ToolCall, index: number, selection: CatalogSelection, decision: StoredDecision | undefined): Promise<CallOutcome> {
+  private async execute(
+    state: RunState,
+    call: ToolCall,
+    index: number,
+    selection: CatalogSelection,
+    decision: StoredDecision | undefined,
+  ): Promise<CallOutcome> {
     const started = performance.now();
     let args: string | Record<string, unknown> = call.arguments;
     const approval = decision && approvalRecord(decision);
@@ -789,7 +855,11 @@ export class Agent {
     if (options.signal?.aborted) throw new RunAbortedError(options.sessionId, [], options.signal.reason);
     const key: SessionKey = { sessionId: options.sessionId, tenantId: options.tenantId };
     if (options.userId !== undefined) checkId('userId', options.userId);
-    const memoryKey: MemoryKey = { agentName: this.name, userId: memoryScope(options.userId, options.sessionId), tenantId: options.tenantId };
+    const memoryKey: MemoryKey = {
+      agentName: this.name,
+      userId: memoryScope(options.userId, options.sessionId),
+      tenantId: options.tenantId,
+    };
     const [snapshot, memorySnapshot] = await Promise.all([
       this.store.loadSession(key, this.historyLimit === undefined ? undefined : { historyLimit: this.historyLimit }),
       this.memoryAtStart ? this.store.loadMemory(memoryKey) : undefined,
@@ -994,7 +1064,11 @@ function approverOf(approver: ResumeOptions['approver']): Approver | undefined {
 }
 
 function approvalRecord(decision: StoredDecision): ApprovalRecord {
-  const record: ApprovalRecord = { approved: decision.approve, edited: decision.approve && decision.arguments !== undefined, decidedAt: decision.decidedAt ?? 0 };
+  const record: ApprovalRecord = {
+    approved: decision.approve,
+    edited: decision.approve && decision.arguments !== undefined,
+    decidedAt: decision.decidedAt ?? 0,
+  };
   if (decision.approver) record.approver = decision.approver;
   if (!decision.approve) record.reason = decision.reason;
   return record;

@@ -29,13 +29,14 @@ export interface CatalogSelection {
  * message score nearly every tool. Dropped from the index and from queries.
  */
 const STOP_WORDS = new Set(
-  ('a about above after again against all am an and any are as at be because been before being below between both but by can could ' +
+  (
+    'a about above after again against all am an and any are as at be because been before being below between both but by can could ' +
     'did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if ' +
     'in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over ' +
     'own please same she should so some such than that the their theirs them themselves then there these they this those through ' +
     'to too under until up very was we were what when where which while who whom why will with would yet you your yours yourself ' +
-    'yourselves hi hello hey thanks thank ok okay also maybe like want need get got still')
-    .split(' '),
+    'yourselves hi hello hey thanks thank ok okay also maybe like want need get got still'
+  ).split(' '),
 );
 
 const SEPARATORS = /[\n\r\p{Z}\p{P}]+/u;
@@ -226,13 +227,10 @@ export class ToolCatalog {
   ) {
     this.all = { definitions: registry.definitions() };
     this.allTools = registry.tools();
-    this.dynamic =
-      options.tags !== undefined ||
-      options.topK !== undefined ||
-      options.authorize !== undefined ||
-      registry.gated;
+    this.dynamic = options.tags !== undefined || options.topK !== undefined || options.authorize !== undefined || registry.gated;
     if (options.topK !== undefined) {
-      if (!Number.isInteger(options.topK) || options.topK < 1) throw new ToolwrightConfigError(`catalog.topK must be a positive integer, got ${options.topK}`);
+      if (!Number.isInteger(options.topK) || options.topK < 1)
+        throw new ToolwrightConfigError(`catalog.topK must be a positive integer, got ${options.topK}`);
       searchIndex(registry);
     }
     for (const name of options.always ?? []) {

@@ -39,7 +39,11 @@ export class RetryBudgetExceededError extends AgentRunError {
 
 /** The run used `maxTurns` model calls without a final answer. */
 export class MaxTurnsExceededError extends AgentRunError {
-  constructor(readonly maxTurns: number, sessionId: string, history: readonly Message[]) {
+  constructor(
+    readonly maxTurns: number,
+    sessionId: string,
+    history: readonly Message[],
+  ) {
     super(
       'MAX_TURNS_EXCEEDED',
       `The run reached maxTurns (${maxTurns}) without a final answer. Raise maxTurns or check for a tool loop.`,
@@ -72,7 +76,12 @@ export class ToolCallFailedError extends AgentRunError {
 export class ModelCallFailedError extends AgentRunError {
   readonly retryable: boolean;
 
-  constructor(readonly modelName: string, sessionId: string, history: readonly Message[], cause: unknown) {
+  constructor(
+    readonly modelName: string,
+    sessionId: string,
+    history: readonly Message[],
+    cause: unknown,
+  ) {
     super(
       cause instanceof ToolwrightError ? cause.code : 'MODEL_FAILED',
       `Model "${modelName}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
@@ -93,7 +102,10 @@ export class RunAbortedError extends AgentRunError {
 
 /** `resume` found no paused run for this session (and agent). */
 export class RunNotFoundError extends ToolwrightError {
-  constructor(readonly sessionId: string, readonly agentName: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly agentName: string,
+  ) {
     super(
       'RUN_NOT_FOUND',
       `Session "${sessionId}" has no run of agent "${agentName}" waiting for approval. ` +
@@ -104,7 +116,10 @@ export class RunNotFoundError extends ToolwrightError {
 
 /** `run` was called while a run of the session waits for approvals; decide them with `resume` first. */
 export class RunPausedError extends ToolwrightError {
-  constructor(readonly sessionId: string, readonly pendingToolCallIds: readonly string[]) {
+  constructor(
+    readonly sessionId: string,
+    readonly pendingToolCallIds: readonly string[],
+  ) {
     super(
       'RUN_PAUSED',
       `Session "${sessionId}" has a run waiting for approval of ${pendingToolCallIds.join(', ')}. ` +
@@ -118,7 +133,10 @@ export class RunPausedError extends ToolwrightError {
  * fail validation (`errors` holds the field errors). Nothing was decided: the run stays paused.
  */
 export class ApprovalDecisionError extends ToolwrightError {
-  constructor(message: string, readonly errors: readonly FieldError[] = []) {
+  constructor(
+    message: string,
+    readonly errors: readonly FieldError[] = [],
+  ) {
     super('INVALID_APPROVAL', message);
   }
 }
@@ -128,7 +146,10 @@ export class ApprovalDecisionError extends ToolwrightError {
  * `resumeLeaseMs`): its tools run once, there. Load `pendingApprovals` again to see what is left.
  */
 export class RunClaimedError extends ToolwrightError {
-  constructor(readonly sessionId: string, readonly runId: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly runId: string,
+  ) {
     super(
       'RUN_CLAIMED',
       `The paused run "${runId}" of session "${sessionId}" was decided or resumed by someone else at the same time. ` +

@@ -33,7 +33,8 @@ export async function loadRegistry(modulePath: string | undefined, cwd: string):
     mod = (await loader(file).import(file)) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof CliError) throw error;
-    const detail = error instanceof ToolwrightError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    const detail =
+      error instanceof ToolwrightError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
     throw new CliError('MODULE_LOAD_FAILED', `Loading ${shown} failed: ${detail}`, EXIT.MODULE, { cause: error });
   }
 
@@ -44,12 +45,22 @@ export async function loadRegistry(modulePath: string | undefined, cwd: string):
       candidate = await (candidate as () => unknown)();
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      throw new CliError('MODULE_LOAD_FAILED', `The default export of ${shown} threw while creating the registry: ${detail}`, EXIT.MODULE, { cause: error });
+      throw new CliError('MODULE_LOAD_FAILED', `The default export of ${shown} threw while creating the registry: ${detail}`, EXIT.MODULE, {
+        cause: error,
+      });
     }
   }
   if (!isRegistry(candidate)) {
     // The loader adds `default` (the exports themselves) to a CommonJS module: not one of its own names.
-    const names = Object.keys(mod).filter((k) => k !== '__esModule' && !(k === 'default' && isRecord(mod.default) && Object.keys(mod.default).every((n) => (mod.default as Record<string, unknown>)[n] === mod[n])));
+    const names = Object.keys(mod).filter(
+      (k) =>
+        k !== '__esModule' &&
+        !(
+          k === 'default' &&
+          isRecord(mod.default) &&
+          Object.keys(mod.default).every((n) => (mod.default as Record<string, unknown>)[n] === mod[n])
+        ),
+    );
     throw new CliError(
       'NO_REGISTRY',
       `${shown} does not export a ToolRegistry (exports: ${names.length ? names.join(', ') : 'none'}). ${EXPORT_HINT}`,
@@ -63,7 +74,11 @@ function findModule(modulePath: string | undefined, cwd: string): string {
   if (modulePath !== undefined) {
     const file = isAbsolute(modulePath) ? modulePath : resolve(cwd, modulePath);
     if (!existsSync(file)) {
-      throw new CliError('MODULE_NOT_FOUND', `Module not found: ${file}. Check the --module path (relative paths start at ${cwd}).`, EXIT.MODULE);
+      throw new CliError(
+        'MODULE_NOT_FOUND',
+        `Module not found: ${file}. Check the --module path (relative paths start at ${cwd}).`,
+        EXIT.MODULE,
+      );
     }
     return file;
   }

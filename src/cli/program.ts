@@ -29,7 +29,11 @@ const VERSION = readVersion();
 export async function runCli(argv: readonly string[], terminal: CliIO): Promise<number> {
   // Everything printed passes through here: tool names, arguments, results and error texts come
   // from modules and tools, and must not be able to move the cursor, retitle or clear the terminal.
-  const io: CliIO = { ...terminal, stdout: (text) => terminal.stdout(escapeControl(text)), stderr: (text) => terminal.stderr(escapeControl(text)) };
+  const io: CliIO = {
+    ...terminal,
+    stdout: (text) => terminal.stdout(escapeControl(text)),
+    stderr: (text) => terminal.stderr(escapeControl(text)),
+  };
   let exitCode: number = EXIT.OK;
   const program = buildProgram(io, (code) => (exitCode = code));
   try {
@@ -51,8 +55,7 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(run `toolwright --help` for usage)');
-  const moduleOption = () =>
-    new Option('-m, --module <path>', 'module exporting the registry (default: ./toolwright.config.ts or .js)');
+  const moduleOption = () => new Option('-m, --module <path>', 'module exporting the registry (default: ./toolwright.config.ts or .js)');
 
   program
     .command('list')
@@ -81,13 +84,23 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .option('--session <id>', 'sessionId of the AgentContext', 'cli')
     .option('--timeout <ms>', 'abort the call after this many milliseconds', parsePositiveInt)
     .option('--approve', 'you approve this call of a tool that needs a human decision')
-    .action(async (tool: string, json: string, opts: { module?: string; user?: string; tenant?: string; session: string; timeout?: number; approve?: boolean }) => {
-      const registry = await loadRegistry(opts.module, io.cwd);
-      const context = new AgentContext({ sessionId: opts.session, userId: opts.user, tenantId: opts.tenant });
-      const memory = new AgentMemory({ agentName: 'cli', userId: opts.user ?? 'cli', tenantId: opts.tenant });
-      const result = await registry.call(tool, json, context, memory, { timeoutMs: opts.timeout, toolCallId: 'cli', approved: opts.approve === true });
-      io.stdout(`${result}\n`);
-    });
+    .action(
+      async (
+        tool: string,
+        json: string,
+        opts: { module?: string; user?: string; tenant?: string; session: string; timeout?: number; approve?: boolean },
+      ) => {
+        const registry = await loadRegistry(opts.module, io.cwd);
+        const context = new AgentContext({ sessionId: opts.session, userId: opts.user, tenantId: opts.tenant });
+        const memory = new AgentMemory({ agentName: 'cli', userId: opts.user ?? 'cli', tenantId: opts.tenant });
+        const result = await registry.call(tool, json, context, memory, {
+          timeoutMs: opts.timeout,
+          toolCallId: 'cli',
+          approved: opts.approve === true,
+        });
+        io.stdout(`${result}\n`);
+      },
+    );
 
   program
     .command('mcp')
@@ -160,7 +173,8 @@ function report(error: unknown, io: CliIO): number {
       for (const e of error.errors) io.stderr(`  - ${e.path || '(arguments)'}: ${e.message} [${e.constraint}]\n`);
     }
     if (error.code === 'INVALID_JSON') io.stderr(`  Pass the arguments as one JSON object in single quotes, e.g. '{"a": 1}'.\n`);
-    if (error.code === 'APPROVAL_REQUIRED') io.stderr('  Check the arguments, then run the same command with --approve to approve this call.\n');
+    if (error.code === 'APPROVAL_REQUIRED')
+      io.stderr('  Check the arguments, then run the same command with --approve to approve this call.\n');
     const cause = error.cause instanceof Error ? error.cause : undefined;
     if (error.code === 'TOOL_FAILED' && cause?.stack) io.stderr(`${indent(cause.stack)}\n`);
     return USAGE_CODES.has(error.code) ? EXIT.USAGE : EXIT.TOOL_FAILED;
@@ -224,7 +238,10 @@ interface McpOptions {
 }
 
 function parseList(value: string): string[] {
-  return value.split(',').map((v) => v.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 function parseListen(value: string): Listen {
@@ -238,7 +255,8 @@ function parseListen(value: string): Listen {
 
 function parsePositiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new CliError('INVALID_OPTION', `--timeout takes a positive number of milliseconds (got "${value}").`, EXIT.USAGE);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new CliError('INVALID_OPTION', `--timeout takes a positive number of milliseconds (got "${value}").`, EXIT.USAGE);
   return n;
 }
 
@@ -246,8 +264,13 @@ async function loadMcp(): Promise<typeof import('../mcp')> {
   try {
     return await import('../mcp');
   } catch (error) {
-    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes('@modelcontextprotocol/sdk')) {
-      throw new CliError('PEER_MISSING', '`toolwright mcp` needs the MCP SDK: npm install @modelcontextprotocol/sdk', EXIT.MODULE, { cause: error });
+    if (
+      (error as { code?: string }).code === 'MODULE_NOT_FOUND' &&
+      String((error as Error).message).includes('@modelcontextprotocol/sdk')
+    ) {
+      throw new CliError('PEER_MISSING', '`toolwright mcp` needs the MCP SDK: npm install @modelcontextprotocol/sdk', EXIT.MODULE, {
+        cause: error,
+      });
     }
     throw error;
   }

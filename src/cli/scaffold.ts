@@ -31,7 +31,11 @@ export function scaffoldTool(options: ScaffoldOptions): ScaffoldResult {
       EXIT.USAGE,
     );
   }
-  const words = base.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2').toLowerCase().split(' ');
+  const words = base
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(' ');
   const toolName = words.join('_');
   const fileBase = `${words.join('-')}.tool`;
   const toolFile = resolve(options.cwd, options.dir ?? 'src/tools', `${fileBase}.ts`);

@@ -99,11 +99,13 @@ export class ToolDefinitionError extends ToolwrightError {
 }
 
 export class ToolNotFoundError extends ToolwrightError {
-  constructor(readonly toolName: string, readonly available: readonly string[] = []) {
+  constructor(
+    readonly toolName: string,
+    readonly available: readonly string[] = [],
+  ) {
     super(
       'TOOL_NOT_FOUND',
-      `Tool "${toolName}" does not exist.` +
-        (available.length ? ` Available tools: ${available.slice(0, 20).join(', ')}.` : ''),
+      `Tool "${toolName}" does not exist.` + (available.length ? ` Available tools: ${available.slice(0, 20).join(', ')}.` : ''),
       { captureStack: false },
     );
   }
@@ -161,7 +163,9 @@ function breadthFirst(errors: readonly FieldError[]): FieldError[] {
 const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
 
 function boundField(e: FieldError): FieldError {
-  return e.path.length > MAX_TEXT || e.message.length > MAX_TEXT ? { path: clip(e.path), constraint: clip(e.constraint), message: clip(e.message) } : e;
+  return e.path.length > MAX_TEXT || e.message.length > MAX_TEXT
+    ? { path: clip(e.path), constraint: clip(e.constraint), message: clip(e.message) }
+    : e;
 }
 
 function summarize(errors: readonly FieldError[], omitted: number): string {
@@ -181,14 +185,17 @@ export class ToolExecutionError extends ToolwrightError {
   }
 
   override toToolResult(): string {
-    const message =
-      this.expose && this.cause instanceof Error ? this.cause.message : `Tool "${this.toolName}" failed unexpectedly.`;
+    const message = this.expose && this.cause instanceof Error ? this.cause.message : `Tool "${this.toolName}" failed unexpectedly.`;
     return encodeToolError(this.code, message);
   }
 }
 
 export class ToolOutputError extends ToolwrightError {
-  constructor(readonly toolName: string, readonly errors: readonly FieldError[], detail?: string) {
+  constructor(
+    readonly toolName: string,
+    readonly errors: readonly FieldError[],
+    detail?: string,
+  ) {
     super(
       'INVALID_OUTPUT',
       `Tool "${toolName}" returned a result that breaks its output contract: ` +
@@ -202,7 +209,10 @@ export class ToolOutputError extends ToolwrightError {
 }
 
 export class ToolTimeoutError extends ToolwrightError {
-  constructor(readonly toolName: string, readonly timeoutMs: number) {
+  constructor(
+    readonly toolName: string,
+    readonly timeoutMs: number,
+  ) {
     super('TOOL_TIMEOUT', `Tool "${toolName}" did not finish within ${timeoutMs} ms.`);
   }
 }
@@ -220,7 +230,10 @@ export class ApprovalRequiredError extends ToolwrightError {
 
 /** A store (SQLite, Redis, PostgreSQL) is down, timed out or refused a write; nothing was half-written. */
 export class StoreUnavailableError extends ToolwrightError {
-  constructor(readonly store: string, cause: unknown) {
+  constructor(
+    readonly store: string,
+    cause: unknown,
+  ) {
     super('STORE_UNAVAILABLE', `${store} store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
@@ -230,7 +243,11 @@ export class StoreUnavailableError extends ToolwrightError {
  * The message names the file and what to do; nothing was written.
  */
 export class StoreCorruptError extends ToolwrightError {
-  constructor(readonly store: string, message: string, cause: unknown) {
+  constructor(
+    readonly store: string,
+    message: string,
+    cause: unknown,
+  ) {
     super('STORE_CORRUPT', message, { cause });
   }
 }
@@ -250,7 +267,10 @@ export class ModelError extends ToolwrightError {
 
 /** The caller's AbortSignal fired (the run was cancelled) while a tool was running. */
 export class ToolAbortedError extends ToolwrightError {
-  constructor(readonly toolName: string, reason?: unknown) {
+  constructor(
+    readonly toolName: string,
+    reason?: unknown,
+  ) {
     super('ABORTED', `Tool "${toolName}" was cancelled${reason instanceof Error ? `: ${reason.message}` : ''}.`, { cause: reason });
   }
 }
@@ -260,7 +280,10 @@ export class ToolAbortedError extends ToolwrightError {
  * longer than 512 UTF-8 bytes). Raised before any I/O, the same on every store: retrying cannot help.
  */
 export class InvalidIdError extends ToolwrightError {
-  constructor(readonly field: string, readonly reason: string) {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
     super('INVALID_ID', `Invalid ${field}: ${reason}. Use a non-empty, well-formed string without NUL, at most 512 UTF-8 bytes.`);
   }
 }
@@ -281,7 +304,11 @@ export class ModelRetryError extends ToolwrightError {
  * than JavaScript can serialize); says what was too large. Nothing was written.
  */
 export class StoreLimitError extends ToolwrightError {
-  constructor(readonly store: string, readonly what: string, cause?: unknown) {
+  constructor(
+    readonly store: string,
+    readonly what: string,
+    cause?: unknown,
+  ) {
     super('STORE_LIMIT', `${store} store cannot save ${what}${cause instanceof Error ? ` (${cause.message})` : ''}.`, { cause });
   }
 }

@@ -13,7 +13,8 @@ export function requirePeer<T>(name: string, install: string, usedBy: string, al
     const missing = (error as { code?: string }).code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes(`'${name}'`);
     const reason = missing ? 'is not installed' : `failed to load (${(error as Error).message})`;
     throw new ToolwrightConfigError(
-      `${usedBy} needs the optional dependency ${name}, which ${reason}. Install it: ${install}.` + (alternatives ? ` ${alternatives}` : ''),
+      `${usedBy} needs the optional dependency ${name}, which ${reason}. Install it: ${install}.` +
+        (alternatives ? ` ${alternatives}` : ''),
       'PEER_MISSING',
       { cause: error },
     );

@@ -176,7 +176,10 @@ type Decision = { approve: true; arguments?: string } | { approve: false; reason
 async function askApproval(
   name: string,
   input: object,
-  sendRequest: (request: ElicitRequest, schema: typeof ElicitResultSchema) => Promise<{ action: string; content?: Record<string, unknown> }>,
+  sendRequest: (
+    request: ElicitRequest,
+    schema: typeof ElicitResultSchema,
+  ) => Promise<{ action: string; content?: Record<string, unknown> }>,
 ): Promise<Decision> {
   const shown = JSON.stringify(input, null, 2);
   const result = await sendRequest(
@@ -190,7 +193,11 @@ async function askApproval(
           properties: {
             decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'] },
             reason: { type: 'string', title: 'Reason', description: 'Why the call is rejected (shown to the model).' },
-            arguments: { type: 'string', title: 'Edited arguments', description: 'Optional: the arguments to run with instead, as a JSON object.' },
+            arguments: {
+              type: 'string',
+              title: 'Edited arguments',
+              description: 'Optional: the arguments to run with instead, as a JSON object.',
+            },
           },
           required: ['decision'],
         },
@@ -200,7 +207,10 @@ async function askApproval(
   );
   const content = result.content ?? {};
   if (result.action !== 'accept' || content.decision !== 'approve') {
-    const reason = typeof content.reason === 'string' && content.reason ? content.reason : `the user chose ${result.action === 'accept' ? 'reject' : result.action}`;
+    const reason =
+      typeof content.reason === 'string' && content.reason
+        ? content.reason
+        : `the user chose ${result.action === 'accept' ? 'reject' : result.action}`;
     return { approve: false, reason };
   }
   const edited = typeof content.arguments === 'string' && content.arguments.trim() ? content.arguments : undefined;

@@ -221,9 +221,11 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
 
     // DNS rebinding and cross-site requests: checked before anything else, on every request.
     const hostHeader = headerValue(req, 'host')?.toLowerCase();
-    if (allowedHosts && (!hostHeader || !allowedHosts.includes(hostHeader))) return sendError(res, 403, -32000, 'Forbidden: Host not allowed.');
+    if (allowedHosts && (!hostHeader || !allowedHosts.includes(hostHeader)))
+      return sendError(res, 403, -32000, 'Forbidden: Host not allowed.');
     const origin = headerValue(req, 'origin')?.toLowerCase();
-    if (origin !== undefined && !(allowedOrigins ?? []).includes(origin)) return sendError(res, 403, -32000, 'Forbidden: Origin not allowed.');
+    if (origin !== undefined && !(allowedOrigins ?? []).includes(origin))
+      return sendError(res, 403, -32000, 'Forbidden: Origin not allowed.');
 
     const declared = Number(headerValue(req, 'content-length') ?? 0);
     if (declared > maxBodyBytes) return tooLarge(res, maxBodyBytes);
@@ -264,12 +266,14 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // The same answer for "unknown" and "someone else's": session ids are not to be probed.
-      if (!session || session.owner !== owner) return sendError(res, 404, -32001, 'Session not found: start a new MCP session (initialize).');
+      if (!session || session.owner !== owner)
+        return sendError(res, 404, -32001, 'Session not found: start a new MCP session (initialize).');
       return serve(session, req, res, body);
     }
 
     if (req.method !== 'POST') return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize (POST) first.');
-    if (!isInitializeRequest(body)) return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize first, then the mcp-session-id header it returns.');
+    if (!isInitializeRequest(body))
+      return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize first, then the mcp-session-id header it returns.');
     if (!(await makeRoom())) {
       res.setHeader('Retry-After', '5');
       return sendError(res, 503, -32000, 'Too many open MCP sessions; try again later.');
@@ -302,7 +306,12 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     const who = identity ?? fallbackIdentity;
     if (sessionId === undefined) {
       if (req.method !== 'POST' || !isInitializeRequest(body)) {
-        return sendError(res, 400, -32000, 'Bad request: no MCP session. Send initialize first, then the mcp-session-id header it returns.');
+        return sendError(
+          res,
+          400,
+          -32000,
+          'Bad request: no MCP session. Send initialize first, then the mcp-session-id header it returns.',
+        );
       }
       const id = randomUUID();
       const record: SessionRecord = { owner };
@@ -379,7 +388,8 @@ function recordKey(id: string, identity: McpIdentity): SessionKey {
 
 function checkOptions(options: HttpServeOptions, host: string, maxSessions: number, idleMs: number, maxBodyBytes: number): void {
   for (const [name, value] of Object.entries({ maxSessions, sessionIdleTimeoutMs: idleMs, maxBodyBytes })) {
-    if (!Number.isInteger(value) || value < 1) throw new McpServeConfigError(`serveHttp: ${name} must be a positive integer, got ${value}.`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new McpServeConfigError(`serveHttp: ${name} must be a positive integer, got ${value}.`);
   }
   if (options.auth || isLoopback(host)) return;
   if (!options.allowUnauthenticated) {
@@ -389,7 +399,9 @@ function checkOptions(options: HttpServeOptions, host: string, maxSessions: numb
     );
   }
   if (!options.allowedHosts?.length || !options.allowedOrigins?.length) {
-    throw new McpServeConfigError('serveHttp: allowUnauthenticated on a non-loopback address needs explicit allowedHosts and allowedOrigins.');
+    throw new McpServeConfigError(
+      'serveHttp: allowUnauthenticated on a non-loopback address needs explicit allowedHosts and allowedOrigins.',
+    );
   }
 }
 

@@ -111,7 +111,10 @@ const validator = new Validator();
 
 /** class-validator's executor over `storage` only (the global store is never scanned at call time). */
 export function createValidationExecutor(storage: MetadataStorage, options: ValidatorOptions): ClassValidatorExecutor {
-  const executor = new (ValidationExecutor as new (validator: Validator, options: ValidatorOptions) => ClassValidatorExecutor)(validator, options);
+  const executor = new (ValidationExecutor as new (validator: Validator, options: ValidatorOptions) => ClassValidatorExecutor)(
+    validator,
+    options,
+  );
   executor.metadataStorage = storage;
   return executor;
 }

@@ -14,9 +14,7 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-export type ApprovalPolicy<A = Record<string, unknown>> =
-  | boolean
-  | ((args: A, context: AgentContext) => boolean | Promise<boolean>);
+export type ApprovalPolicy<A = Record<string, unknown>> = boolean | ((args: A, context: AgentContext) => boolean | Promise<boolean>);
 
 export interface ToolOptions<A = unknown> {
   /** Provider-safe name: letters, digits, `_` and `-`, at most 64. */
@@ -48,8 +46,13 @@ export interface ToolOptions<A = unknown> {
 }
 
 /** A thunk naming a class or a one-element array of it, for arrays and nested classes. */
-export type ParamTypeThunk = () => ClassType | StringConstructor | NumberConstructor | BooleanConstructor | DateConstructor |
-  [ClassType | StringConstructor | NumberConstructor | BooleanConstructor | DateConstructor];
+export type ParamTypeThunk = () =>
+  | ClassType
+  | StringConstructor
+  | NumberConstructor
+  | BooleanConstructor
+  | DateConstructor
+  | [ClassType | StringConstructor | NumberConstructor | BooleanConstructor | DateConstructor];
 
 export interface ParamOptions {
   description?: string;

@@ -272,7 +272,13 @@ function executionError(name: string, error: unknown, expose: boolean): Toolwrig
   return error instanceof ModelRetryError ? error : new ToolExecutionError(name, error, expose);
 }
 
-function callInfo(context: AgentContext, name: string, toolCallId = 'direct', signal?: AbortSignal, logicalCallId = toolCallId): ToolCallInfo {
+function callInfo(
+  context: AgentContext,
+  name: string,
+  toolCallId = 'direct',
+  signal?: AbortSignal,
+  logicalCallId = toolCallId,
+): ToolCallInfo {
   let key: string | undefined;
   return {
     id: toolCallId,
@@ -459,11 +465,21 @@ function buildEntry(
 
 function readHandWrittenDefinition(instance: ToolInterface<never>, cls: string, options: ToolOptions | undefined): ToolDefinition {
   const raw = instance.definition!() as Partial<ToolDefinition> | undefined;
-  if (!raw || typeof raw.name !== 'string' || typeof raw.description !== 'string' || !raw.parameters || typeof raw.parameters !== 'object') {
-    throw new ToolDefinitionError(`${cls}.definition() must return { name, description, parameters } with parameters a JSON Schema object.`);
+  if (
+    !raw ||
+    typeof raw.name !== 'string' ||
+    typeof raw.description !== 'string' ||
+    !raw.parameters ||
+    typeof raw.parameters !== 'object'
+  ) {
+    throw new ToolDefinitionError(
+      `${cls}.definition() must return { name, description, parameters } with parameters a JSON Schema object.`,
+    );
   }
   if (raw.parameters.type !== 'object') {
-    throw new ToolDefinitionError(`${cls}.definition().parameters must be a JSON Schema of type "object" (got ${JSON.stringify(raw.parameters.type)}).`);
+    throw new ToolDefinitionError(
+      `${cls}.definition().parameters must be a JSON Schema of type "object" (got ${JSON.stringify(raw.parameters.type)}).`,
+    );
   }
   if (options && options.name !== raw.name) {
     throw new ToolDefinitionError(`${cls}: @Tool names it "${options.name}" but definition() names it "${raw.name}". Use one name.`);
@@ -486,7 +502,12 @@ function guarded(name: string, parse: Entry['parse']): Entry['parse'] {
   const wrap = (error: unknown): ToolwrightError =>
     error instanceof ToolwrightError
       ? error
-      : inputError(name, { errors: [{ path: '', constraint: 'validation', message: 'arguments could not be validated: a validator or transform failed on them' }], omitted: 0 });
+      : inputError(name, {
+          errors: [
+            { path: '', constraint: 'validation', message: 'arguments could not be validated: a validator or transform failed on them' },
+          ],
+          omitted: 0,
+        });
   return (raw) => {
     try {
       const parsed = parse(raw);
@@ -567,7 +588,8 @@ function compileOutput(
         "Pin one field in every class, e.g. @Equals('found') status!: 'found'.",
     );
   }
-  const pick = (value: object) => residuals[plans.findIndex((p) => p.schema.properties![tag].const === (value as Record<string, unknown>)[tag])];
+  const pick = (value: object) =>
+    residuals[plans.findIndex((p) => p.schema.properties![tag].const === (value as Record<string, unknown>)[tag])];
   return {
     schema: { type: 'object', oneOf: plans.map((p) => p.schema) },
     validation: compile({ type: 'object', discriminator: { propertyName: tag }, required: [tag], oneOf: plans.map((p) => p.validation) }),

@@ -106,11 +106,26 @@ const SCALARS = new Map<unknown, Kind>([
 ]);
 
 /** Classes that are not data a model can send. */
-const UNSUPPORTED = new Set<unknown>([Map, Set, WeakMap, WeakSet, Promise, Function, Symbol, RegExp, Buffer, Uint8Array, ArrayBuffer, BigInt, Error]);
+const UNSUPPORTED = new Set<unknown>([
+  Map,
+  Set,
+  WeakMap,
+  WeakSet,
+  Promise,
+  Function,
+  Symbol,
+  RegExp,
+  Buffer,
+  Uint8Array,
+  ArrayBuffer,
+  BigInt,
+  Error,
+]);
 
 /** Built-in class-validator constraints whose result depends on the value and constraints only. */
 const PURE_BUILTINS = new Set(
-  ('isLocale isEmail isISO31661Alpha2 isLength isCreditCard isLowercase isCurrency matches isNumberString isMilitaryTime ' +
+  (
+    'isLocale isEmail isISO31661Alpha2 isLength isCreditCard isLowercase isCurrency matches isNumberString isMilitaryTime ' +
     'isSurrogatePair isIso8601 isUrl isPassportNumber isMacAddress isTimeZone isISRC isHexadecimal isIp isEthereumAddress isBIC ' +
     'isBase58 isHash isEAN isVariableWidth maxLength isBase64 isOctal isMongoId isPhoneNumber isBase32 isISO31661Numeric isFqdn ' +
     'isUuid isTaxId minLength isJwt isByteLength isPort isUppercase isMagnetURI isJson isAlpha isIsin isDataURI isBooleanString ' +
@@ -118,7 +133,8 @@ const PURE_BUILTINS = new Set(
     'isRgbColor isHexColor isMimeType isSemVer isAlphanumeric isMultibyte isISO31661Alpha3 isMobilePhone isAscii isIsbn isHSL ' +
     'isPostalCode isBtcAddress IsFirebasePushId isDecimal arrayMinSize arrayNotEmpty arrayUnique arrayMaxSize arrayContains ' +
     'arrayNotContains isNotEmptyObject isNotEmpty notEquals isIn equals isLongitude isLatitude isEmpty isLatLong isNotIn min ' +
-    'isPositive isDivisibleBy isNegative max isNumber isInt isArray isObject isBoolean isEnum isString').split(' '),
+    'isPositive isDivisibleBy isNegative max isNumber isInt isArray isObject isBoolean isEnum isString'
+  ).split(' '),
 );
 
 /** Formats the model is told; enforcement still calls the constraint itself. */
@@ -148,9 +164,19 @@ const TOLD: Record<string, (c: unknown[]) => JsonSchema | undefined> = {
 /** Constraints compiled to a keyword that Ajv applies to one JSON type only. */
 const NUMERIC = ['number', 'integer'];
 const APPLIES_TO: Record<string, string[]> = {
-  min: NUMERIC, max: NUMERIC, isPositive: NUMERIC, isNegative: NUMERIC, isDivisibleBy: NUMERIC,
-  minLength: ['string', 'date'], maxLength: ['string', 'date'], isLength: ['string', 'date'], matches: ['string', 'date'],
-  arrayMinSize: ['array'], arrayMaxSize: ['array'], arrayNotEmpty: ['array'], arrayUnique: ['array'],
+  min: NUMERIC,
+  max: NUMERIC,
+  isPositive: NUMERIC,
+  isNegative: NUMERIC,
+  isDivisibleBy: NUMERIC,
+  minLength: ['string', 'date'],
+  maxLength: ['string', 'date'],
+  isLength: ['string', 'date'],
+  matches: ['string', 'date'],
+  arrayMinSize: ['array'],
+  arrayMaxSize: ['array'],
+  arrayNotEmpty: ['array'],
+  arrayUnique: ['array'],
 };
 
 const TYPE_CONSTRAINT: Record<string, string> = {
@@ -193,7 +219,8 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   const params = getParams(cls);
   const constraints = getConstraints(cls);
   const names = [...new Set([...params.keys(), ...constraints.keys()])];
-  if (names.length === 0 && seen.length > 0) throw notLoaded(`${cls.name}, the class of a nested property (${options.usage}), has no decorated properties`);
+  if (names.length === 0 && seen.length > 0)
+    throw notLoaded(`${cls.name}, the class of a nested property (${options.usage}), has no decorated properties`);
   const schema: JsonSchema = { type: 'object', properties: {} };
   const validation: JsonSchema = { type: 'object', properties: {} };
   const required: string[] = [];
@@ -294,7 +321,8 @@ function addWholeClass(cls: ClassType, residual: Map<ClassType, ValidationMetada
   for (const [name, metas] of constraints) {
     if (!metas.some((m) => m.type === 'nestedValidation')) continue;
     const type = getTransformType(cls, name) ?? getDesignType(cls, name);
-    if (typeof type === 'function' && !SCALARS.has(type) && type !== Array && type !== Object && !residual.has(type as ClassType)) addWholeClass(type as ClassType, residual);
+    if (typeof type === 'function' && !SCALARS.has(type) && type !== Array && type !== Object && !residual.has(type as ClassType))
+      addWholeClass(type as ClassType, residual);
   }
 }
 
@@ -311,7 +339,9 @@ function defaultOf(probe: Record<string, unknown> | undefined, name: string, par
   if (initial === undefined || initial === null || typeof initial === 'function') return param.default;
   const json = JSON.stringify(initial);
   if (param.default !== undefined && JSON.stringify(param.default) !== json) {
-    throw new ToolDefinitionError(`${where}: @Param({ default: ${JSON.stringify(param.default)} }) differs from its initializer (${json}). Keep one.`);
+    throw new ToolDefinitionError(
+      `${where}: @Param({ default: ${JSON.stringify(param.default)} }) differs from its initializer (${json}). Keep one.`,
+    );
   }
   return JSON.parse(json);
 }
@@ -335,7 +365,9 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
       throw new ToolDefinitionError(`Cannot know the ${context} type of ${where}. ${fix}`);
     }
     if (UNSUPPORTED.has(t)) {
-      throw new ToolDefinitionError(`${where} has type ${(t as Function).name}, which JSON cannot carry. Use a string, number, boolean, array or a plain class.`);
+      throw new ToolDefinitionError(
+        `${where} has type ${(t as Function).name}, which JSON cannot carry. Use a string, number, boolean, array or a plain class.`,
+      );
     }
     return { kind: 'class', cls: t as ClassType };
   };
@@ -357,17 +389,24 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
 
   const design = getDesignType(cls, name);
   const transformType = getTransformType(cls, name);
-  if (transformType === undefined && hasTransformType(cls, name)) throw notLoaded(`The type of ${where} names a class that is undefined at build time`);
+  if (transformType === undefined && hasTransformType(cls, name))
+    throw notLoaded(`The type of ${where} names a class that is undefined at build time`);
   if (design === Array) {
     if (transformType) return { kind: 'array', item: classify(transformType, 'item') };
     if (param.items) return { kind: 'array', item: { kind: 'schema', schema: param.items } };
-    const each = inferFromConstraints(metas.filter((m) => m.each), param);
+    const each = inferFromConstraints(
+      metas.filter((m) => m.each),
+      param,
+    );
     if (each) return { kind: 'array', item: each };
     throw new ToolDefinitionError(`Cannot know the item type of array ${where}. ${fix}`);
   }
   if (design === undefined || design === Object) {
     if (transformType) return classify(transformType, 'property');
-    const inferred = inferFromConstraints(metas.filter((m) => !m.each), param);
+    const inferred = inferFromConstraints(
+      metas.filter((m) => !m.each),
+      param,
+    );
     if (inferred) return inferred;
     // TypeScript records `undefined` (not Object) when the class a property is typed with did not exist yet.
     if (design === undefined) throw notLoaded(`The TypeScript type of ${where} was undefined when ${cls.name} was decorated`);
@@ -385,7 +424,10 @@ function inferFromConstraints(metas: ValidationMetadata[], param: ParamMetadata)
   if (has('isInt')) return { kind: 'integer' };
   if (has('isNumber')) return { kind: 'number' };
   if (has('isBoolean')) return { kind: 'boolean' };
-  const values = param.enum ?? metas.find((m) => m.name === 'isIn')?.constraints[0] ?? enumValues(metas.find((m) => m.name === 'isEnum')?.constraints[0]);
+  const values =
+    param.enum ??
+    metas.find((m) => m.name === 'isIn')?.constraints[0] ??
+    enumValues(metas.find((m) => m.name === 'isEnum')?.constraints[0]);
   if (Array.isArray(values) && values.length) {
     if (values.every((v) => typeof v === 'string')) return { kind: 'string' };
     if (values.every((v) => Number.isInteger(v))) return { kind: 'integer' };
@@ -463,7 +505,8 @@ function buildValue(
     for (const m of uncompiled) tellModel(schema, m, phrases);
     return { schema, validation: structuredClone(kind.schema), uncompiled, nestedResidual: false, phrases };
   }
-  if (kind.kind === 'array') throw new ToolDefinitionError(`${where}: arrays of arrays are not supported. Wrap the inner array in a class.`);
+  if (kind.kind === 'array')
+    throw new ToolDefinitionError(`${where}: arrays of arrays are not supported. Wrap the inner array in a class.`);
   if (kind.kind === 'class') {
     const nested = buildClassPlan(kind.cls, options, seen);
     for (const [cls, residual] of nested.residual) owner.residual.set(cls, residual);
@@ -498,8 +541,16 @@ function buildValue(
 
 /** JSON Schema keywords that several constraints may each set: the model is told the strictest. */
 const STRICTEST: Record<string, (a: never, b: never) => unknown> = {
-  minimum: Math.max, exclusiveMinimum: Math.max, minLength: Math.max, minItems: Math.max, minProperties: Math.max,
-  maximum: Math.min, exclusiveMaximum: Math.min, maxLength: Math.min, maxItems: Math.min, maxProperties: Math.min,
+  minimum: Math.max,
+  exclusiveMinimum: Math.max,
+  minLength: Math.max,
+  minItems: Math.max,
+  minProperties: Math.max,
+  maximum: Math.min,
+  exclusiveMaximum: Math.min,
+  maxLength: Math.min,
+  maxItems: Math.min,
+  maxProperties: Math.min,
   enum: (a: unknown[], b: unknown[]) => a.filter((x) => b.some((y) => JSON.stringify(x) === JSON.stringify(y))),
   uniqueItems: (a: boolean, b: boolean) => a || b,
 };
@@ -521,7 +572,8 @@ function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[])
   }
   if (m.name && FORMATS[m.name]) {
     schema.format = FORMATS[m.name];
-    if (m.name === 'isUuid' && m.constraints?.[0] !== undefined && m.constraints[0] !== 'all') phrases.push(`Must be a UUID version ${m.constraints[0]}.`);
+    if (m.name === 'isUuid' && m.constraints?.[0] !== undefined && m.constraints[0] !== 'all')
+      phrases.push(`Must be a UUID version ${m.constraints[0]}.`);
     return;
   }
   const text = phraseOf(m);
@@ -530,7 +582,8 @@ function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[])
 
 /** class-validator's message for a constraint, about "the value" rather than a property: "Must contain only letters (a-zA-Z)." */
 function phraseOf(m: ValidationMetadata): string | undefined {
-  if (m.type === 'conditionalValidation' || m.type === 'nestedValidation' || m.type === 'isDefined' || m.type === 'promiseValidation') return undefined;
+  if (m.type === 'conditionalValidation' || m.type === 'nestedValidation' || m.type === 'isDefined' || m.type === 'promiseValidation')
+    return undefined;
   if (m.name === 'isDate') return undefined; // the model sends a date-time string (the format says so); the tool gets the Date
   const constraints = (m.constraints ?? []) as unknown[];
   let template: unknown = typeof m.message === 'string' ? m.message : undefined;
@@ -547,7 +600,7 @@ function phraseOf(m: ValidationMetadata): string | undefined {
     .replace(/\$property/g, m.each ? 'the list' : 'the value')
     .replace(/\$constraint(\d+)/g, (_, n: string) => {
       const c = constraints[Number(n) - 1];
-      return c instanceof Date ? c.toISOString() : typeof c === 'string' ? c : JSON.stringify(c) ?? String(c);
+      return c instanceof Date ? c.toISOString() : typeof c === 'string' ? c : (JSON.stringify(c) ?? String(c));
     })
     .replace(/^the value /, '')
     .trim();
@@ -555,7 +608,14 @@ function phraseOf(m: ValidationMetadata): string | undefined {
 }
 
 /** Writes each constraint's keyword into both schemas and remembers where it came from. */
-function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], where: string, owner: ClassPlan, table: ConstraintTable): void {
+function apply(
+  built: BuiltProperty,
+  kind: string,
+  metas: ValidationMetadata[],
+  where: string,
+  owner: ClassPlan,
+  table: ConstraintTable,
+): void {
   const { schema, validation } = built;
   // A nested class's schema already has its object-level refs (required, additionalProperties): extend them.
   const refs = table.own(validation);
@@ -598,10 +658,15 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
       tellModel(schema, m, built.phrases);
       continue;
     }
-    const typeOf = { isString: 'string', isNumber: 'number', isInt: 'integer', isBoolean: 'boolean', isArray: 'array', isObject: 'class' }[m.name];
+    const typeOf = { isString: 'string', isNumber: 'number', isInt: 'integer', isBoolean: 'boolean', isArray: 'array', isObject: 'class' }[
+      m.name
+    ];
     if (typeOf) {
       const compatible = typeOf === kind || (typeOf === 'number' && kind === 'integer') || (typeOf === 'integer' && kind === 'number');
-      if (!compatible) throw new ToolDefinitionError(`${where}: @${m.name.replace(/^is/, 'Is')}() disagrees with its type (${kind}). Make the TypeScript type and the decorator agree.`);
+      if (!compatible)
+        throw new ToolDefinitionError(
+          `${where}: @${m.name.replace(/^is/, 'Is')}() disagrees with its type (${kind}). Make the TypeScript type and the decorator agree.`,
+        );
       refs.type = { constraint: m.name, meta: m };
       if (m.name === 'isInt' && kind === 'number') schema.type = validation.type = 'integer'; // @Param({ type: 'number' }) or () => [Number]
       if (m.name === 'isNumber' && c[0] && Object.keys(c[0]).length) {
@@ -613,23 +678,39 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
     }
     const appliesTo = APPLIES_TO[m.name];
     if (appliesTo && !appliesTo.includes(kind)) {
-      throw new ToolDefinitionError(`${where}: the ${m.name} constraint cannot apply to a property of type ${kind} (class-validator would reject every value). Remove it or make the type agree.`);
+      throw new ToolDefinitionError(
+        `${where}: the ${m.name} constraint cannot apply to a property of type ${kind} (class-validator would reject every value). Remove it or make the type agree.`,
+      );
     }
     switch (m.name) {
-      case 'min': set('minimum', c[0], m); break;
-      case 'max': set('maximum', c[0], m); break;
-      case 'isPositive': set('exclusiveMinimum', 0, m); break;
-      case 'isNegative': set('exclusiveMaximum', 0, m); break;
+      case 'min':
+        set('minimum', c[0], m);
+        break;
+      case 'max':
+        set('maximum', c[0], m);
+        break;
+      case 'isPositive':
+        set('exclusiveMinimum', 0, m);
+        break;
+      case 'isNegative':
+        set('exclusiveMaximum', 0, m);
+        break;
       case 'isDivisibleBy':
         // validator.js divides by parseInt(divisor) and tests `%` on the number's decimal text: only a check agrees on every value.
         if (!Number.isInteger(c[0]) || (c[0] as number) === 0) {
-          throw new ToolDefinitionError(`${where}: @IsDivisibleBy(${String(c[0])}) rejects every value (class-validator divides by the integer part of the divisor). Use a non-zero integer divisor.`);
+          throw new ToolDefinitionError(
+            `${where}: @IsDivisibleBy(${String(c[0])}) rejects every value (class-validator divides by the integer part of the divisor). Use a non-zero integer divisor.`,
+          );
         }
         tell(schema, 'multipleOf', Math.abs(c[0] as number));
         check(m);
         break;
-      case 'minLength': set('minLength', c[0], m); break;
-      case 'maxLength': set('maxLength', c[0], m); break;
+      case 'minLength':
+        set('minLength', c[0], m);
+        break;
+      case 'maxLength':
+        set('maxLength', c[0], m);
+        break;
       case 'isLength':
         set('minLength', c[0], m);
         if (c[1] !== undefined) set('maxLength', c[1], m);
@@ -638,12 +719,24 @@ function apply(built: BuiltProperty, kind: string, metas: ValidationMetadata[], 
         if (kind === 'string') set('minLength', 1, m);
         else check(m);
         break;
-      case 'isIn': set('enum', [...c[0]], m); break;
-      case 'isEnum': set('enum', enumValues(c[0]), m); break;
-      case 'equals': set('const', c[0], m); break;
-      case 'arrayMinSize': set('minItems', c[0], m); break;
-      case 'arrayMaxSize': set('maxItems', c[0], m); break;
-      case 'arrayNotEmpty': set('minItems', 1, m); break;
+      case 'isIn':
+        set('enum', [...c[0]], m);
+        break;
+      case 'isEnum':
+        set('enum', enumValues(c[0]), m);
+        break;
+      case 'equals':
+        set('const', c[0], m);
+        break;
+      case 'arrayMinSize':
+        set('minItems', c[0], m);
+        break;
+      case 'arrayMaxSize':
+        set('maxItems', c[0], m);
+        break;
+      case 'arrayNotEmpty':
+        set('minItems', 1, m);
+        break;
       case 'matches': {
         const re = c[0] instanceof RegExp ? c[0] : new RegExp(c[0], c[1]);
         if (re.flags.replace(/g/g, '')) {
@@ -683,6 +776,17 @@ export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown
     }
     return `v = ${read};\nif (v !== undefined && v !== null) o[${name}] = ${converted};`;
   });
-  const factory = new Function('Cls', 'convert', 'transform', 'hasOwn', `return function hydrate(plain) {\nif (plain === null || typeof plain !== 'object') return plain;\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`);
-  return factory(plan.cls, plan.properties.map((p) => p.convert), plan.properties.map((p) => p.transform), Object.prototype.hasOwnProperty);
+  const factory = new Function(
+    'Cls',
+    'convert',
+    'transform',
+    'hasOwn',
+    `return function hydrate(plain) {\nif (plain === null || typeof plain !== 'object') return plain;\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`,
+  );
+  return factory(
+    plan.cls,
+    plan.properties.map((p) => p.convert),
+    plan.properties.map((p) => p.transform),
+    Object.prototype.hasOwnProperty,
+  );
 }

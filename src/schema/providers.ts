@@ -73,9 +73,30 @@ const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 
 
 /** Keywords OpenAI strict mode accepts; everything else is dropped (a few leave a note in the description). */
 const OPENAI_STRICT_KEYWORDS = new Set([
-  'type', 'title', 'description', 'enum', 'const', 'pattern', 'format', 'minLength', 'maxLength',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
-  'properties', 'required', 'additionalProperties', 'items', 'anyOf', '$ref', '$defs', 'definitions',
+  'type',
+  'title',
+  'description',
+  'enum',
+  'const',
+  'pattern',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
 ]);
 
 /** Thrown inside a strict transform when a schema has no strict equivalent (an open object, say). */
@@ -350,8 +371,18 @@ const GEMINI_FORMATS: Record<string, Set<string>> = {
 
 /** Keywords copied as they are; the rest are rewritten below or dropped. */
 const GEMINI_KEYWORDS = new Set([
-  'title', 'description', 'minItems', 'maxItems', 'minProperties', 'maxProperties',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'default',
+  'title',
+  'description',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'default',
 ]);
 
 /** Gemini's function names: a letter or `_` first, then letters, digits, `_`, `.`, `:` or `-`; at most 64. */
@@ -611,7 +642,8 @@ function mergeAllOf(schema: JsonSchema): JsonSchema {
     if (branch.properties) {
       // Earlier declarations keep their place and win on conflict; later branches only add.
       const properties = { ...merged.properties };
-      for (const [key, value] of Object.entries(branch.properties)) if (!Object.prototype.hasOwnProperty.call(properties, key)) setOwn(properties, key, value);
+      for (const [key, value] of Object.entries(branch.properties))
+        if (!Object.prototype.hasOwnProperty.call(properties, key)) setOwn(properties, key, value);
       merged.properties = properties;
     }
     if (required.length) merged.required = required;

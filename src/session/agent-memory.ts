@@ -187,7 +187,8 @@ export class AgentMemory {
   }
 
   private ofType(type: MemoryEntryType): MemoryEntry[] {
-    if (!this.loadedFlag) throw new MemoryNotLoadedError(type === 'fact' ? 'getFacts' : type === 'learning' ? 'getLearnings' : 'getPreferences');
+    if (!this.loadedFlag)
+      throw new MemoryNotLoadedError(type === 'fact' ? 'getFacts' : type === 'learning' ? 'getLearnings' : 'getPreferences');
     return this.entries.filter((e) => e.type === type);
   }
 

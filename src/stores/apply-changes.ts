@@ -1,18 +1,7 @@
-import type {
-  MemoryChanges,
-  MemoryKey,
-  MemorySnapshot,
-  SessionChanges,
-  SessionKey,
-  SessionSnapshot,
-} from '../session/snapshots';
+import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 
 /** The merge every store applies on save: state per key, history appended in order. Pure. */
-export function applySessionChanges(
-  current: SessionSnapshot | undefined,
-  key: SessionKey,
-  changes: SessionChanges,
-): SessionSnapshot {
+export function applySessionChanges(current: SessionSnapshot | undefined, key: SessionKey, changes: SessionChanges): SessionSnapshot {
   const base: SessionSnapshot = current ?? {
     sessionId: key.sessionId,
     tenantId: key.tenantId,
@@ -40,11 +29,7 @@ export function applySessionChanges(
   };
 }
 
-export function applyMemoryChanges(
-  current: MemorySnapshot | undefined,
-  key: MemoryKey,
-  changes: MemoryChanges,
-): MemorySnapshot {
+export function applyMemoryChanges(current: MemorySnapshot | undefined, key: MemoryKey, changes: MemoryChanges): MemorySnapshot {
   const base: MemorySnapshot = current ?? {
     agentName: key.agentName,
     userId: key.userId,

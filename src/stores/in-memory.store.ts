@@ -1,11 +1,4 @@
-import type {
-  MemoryChanges,
-  MemoryKey,
-  MemorySnapshot,
-  SessionChanges,
-  SessionKey,
-  SessionSnapshot,
-} from '../session/snapshots';
+import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { attachIndex, CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
 import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore } from './store';
@@ -38,7 +31,9 @@ export class InMemoryStore implements SessionStore {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const k = sessionKeyString(key);
-    const c = deepFreeze(copyForSave(changes, () => `a session save of ${changes.appended.length} messages and ${Object.keys(changes.set).length} state keys`));
+    const c = deepFreeze(
+      copyForSave(changes, () => `a session save of ${changes.appended.length} messages and ${Object.keys(changes.set).length} state keys`),
+    );
     const current = this.sessions.get(k);
     // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
     const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
@@ -60,7 +55,11 @@ export class InMemoryStore implements SessionStore {
     const k = sessionKeyString(key);
     const current = this.sessions.get(k);
     if (current) return current.userId ?? null;
-    const created = applySessionChanges(undefined, key, userId === null ? { set: {}, deleted: [], appended: [] } : { userId, set: {}, deleted: [], appended: [] });
+    const created = applySessionChanges(
+      undefined,
+      key,
+      userId === null ? { set: {}, deleted: [], appended: [] } : { userId, set: {}, deleted: [], appended: [] },
+    );
     this.sessions.set(k, { ...created, version: 0 });
     return userId;
   }
@@ -135,7 +134,8 @@ function copyForSave<T>(value: T, saving: () => string): T {
   try {
     return copy(value);
   } catch (err) {
-    if (err instanceof RangeError) throw new StoreLimitError('in-memory', `${saving()}: a value is larger than JavaScript can serialize`, err);
+    if (err instanceof RangeError)
+      throw new StoreLimitError('in-memory', `${saving()}: a value is larger than JavaScript can serialize`, err);
     throw err;
   }
 }

@@ -1,7 +1,23 @@
 import type { Pool, PoolClient } from 'pg';
 import { memoryKeyString } from './apply-changes';
-import { attachIndex, CachedMemoryIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
-import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import {
+  attachIndex,
+  CachedMemoryIndex,
+  entryWords,
+  fuzzyDistance,
+  fuzzyMatches,
+  queryTerms,
+  type MemorySearchResult,
+} from '../session/memory-search';
+import type {
+  MemoryChanges,
+  MemoryEntry,
+  MemoryKey,
+  MemorySnapshot,
+  SessionChanges,
+  SessionKey,
+  SessionSnapshot,
+} from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { requirePeer } from '../errors/optional-peer';
 import { ToolwrightConfigError } from '../errors/errors';
@@ -145,7 +161,8 @@ export class PostgresStore implements SessionStore {
 
   constructor(options: PostgresStoreOptions = {}) {
     const schema = options.schema ?? 'toolwright';
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new ToolwrightConfigError(`invalid schema name ${JSON.stringify(schema)}: use letters, digits and _`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema))
+      throw new ToolwrightConfigError(`invalid schema name ${JSON.stringify(schema)}: use letters, digits and _`);
     this.s = `"${schema}"`;
     this.ttlSeconds = options.sessionTtlSeconds;
     this.owned = !options.pool;
@@ -206,59 +223,71 @@ export class PostgresStore implements SessionStore {
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes, 'postgres');
     const size = encodedSize([...c.appended, ...(c.replaced ?? []), ...c.set.map(([, v]) => v)]);
-    return this.transaction(size, () => describeSessionSave(c), async (db) => {
-      // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
-      // this session queue here and each sees the previous one's last_seq.
-      const locked = await db.query(
-        `INSERT INTO ${this.s}.sessions (tenant, session_id) VALUES ($1, $2)
+    return this.transaction(
+      size,
+      () => describeSessionSave(c),
+      async (db) => {
+        // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
+        // this session queue here and each sees the previous one's last_seq.
+        const locked = await db.query(
+          `INSERT INTO ${this.s}.sessions (tenant, session_id) VALUES ($1, $2)
          ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
          RETURNING id, last_seq, (expires_at IS NOT NULL AND expires_at <= now()) AS expired`,
-        [tenantOf(key), key.sessionId],
-      );
-      const row = locked.rows[0] as { id: string; last_seq: string; expired: boolean };
-      let seq = Number(row.last_seq);
-      if (row.expired) {
-        // Expired: the session starts over, as if it had been deleted.
-        await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-        await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
-        await db.query(
-          `UPDATE ${this.s}.sessions SET user_id = NULL, user_input = NULL, pending_run = NULL, version = 0 WHERE id = $1`,
-          [row.id],
+          [tenantOf(key), key.sessionId],
         );
-      }
-      if (c.deleted.length) {
-        await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1 AND key = ANY($2::text[])`, [row.id, c.deleted]);
-      }
-      if (c.set.length) {
-        await db.query(
-          `INSERT INTO ${this.s}.session_state (session_pk, key, value)
+        const row = locked.rows[0] as { id: string; last_seq: string; expired: boolean };
+        let seq = Number(row.last_seq);
+        if (row.expired) {
+          // Expired: the session starts over, as if it had been deleted.
+          await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
+          await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+          await db.query(`UPDATE ${this.s}.sessions SET user_id = NULL, user_input = NULL, pending_run = NULL, version = 0 WHERE id = $1`, [
+            row.id,
+          ]);
+        }
+        if (c.deleted.length) {
+          await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1 AND key = ANY($2::text[])`, [row.id, c.deleted]);
+        }
+        if (c.set.length) {
+          await db.query(
+            `INSERT INTO ${this.s}.session_state (session_pk, key, value)
            SELECT $1, k, v FROM unnest($2::text[], $3::text[]) AS t(k, v)
            ON CONFLICT (session_pk, key) DO UPDATE SET value = EXCLUDED.value`,
-          [row.id, c.set.map(([k]) => k), c.set.map(([, v]) => v)],
-        );
-      }
-      if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
-      const messages = [...(c.replaced ?? []), ...c.appended];
-      if (messages.length) {
-        await db.query(
-          `INSERT INTO ${this.s}.session_messages (session_pk, seq, body)
+            [row.id, c.set.map(([k]) => k), c.set.map(([, v]) => v)],
+          );
+        }
+        if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+        const messages = [...(c.replaced ?? []), ...c.appended];
+        if (messages.length) {
+          await db.query(
+            `INSERT INTO ${this.s}.session_messages (session_pk, seq, body)
            SELECT $1, $2::bigint + ord, body FROM unnest($3::text[]) WITH ORDINALITY AS t(body, ord)`,
-          [row.id, seq, messages],
-        );
-        seq += messages.length;
-      }
-      const updated = await db.query(
-        `UPDATE ${this.s}.sessions SET
+            [row.id, seq, messages],
+          );
+          seq += messages.length;
+        }
+        const updated = await db.query(
+          `UPDATE ${this.s}.sessions SET
            user_id = COALESCE($2, user_id),
            user_input = CASE WHEN $3 THEN $4 ELSE user_input END,
            pending_run = CASE WHEN $5 THEN $6 ELSE pending_run END,
            last_seq = $7, version = version + 1,
            expires_at = CASE WHEN $8::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $8::float8) END
          WHERE id = $1 RETURNING version`,
-        [row.id, c.userId ?? null, c.userInput !== undefined, c.userInput ?? null, c.pendingRun !== undefined, c.pendingRun ?? null, seq, this.ttlSeconds ?? null],
-      );
-      return Number((updated.rows[0] as { version: string }).version);
-    });
+          [
+            row.id,
+            c.userId ?? null,
+            c.userInput !== undefined,
+            c.userInput ?? null,
+            c.pendingRun !== undefined,
+            c.pendingRun ?? null,
+            seq,
+            this.ttlSeconds ?? null,
+          ],
+        );
+        return Number((updated.rows[0] as { version: string }).version);
+      },
+    );
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -275,28 +304,32 @@ export class PostgresStore implements SessionStore {
   async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
     checkSessionKey(key);
     if (userId !== null) checkId('userId', userId);
-    return this.transaction({ rows: 0, chars: 0 }, () => 'a session claim', async (db) => {
-      // Insert-if-absent; on conflict the row is locked until commit, so a concurrent claim waits and then sees the owner.
-      const { rows } = await db.query(
-        `INSERT INTO ${this.s}.sessions (tenant, session_id, user_id, expires_at)
+    return this.transaction(
+      { rows: 0, chars: 0 },
+      () => 'a session claim',
+      async (db) => {
+        // Insert-if-absent; on conflict the row is locked until commit, so a concurrent claim waits and then sees the owner.
+        const { rows } = await db.query(
+          `INSERT INTO ${this.s}.sessions (tenant, session_id, user_id, expires_at)
          VALUES ($1, $2, $3, CASE WHEN $4::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $4::float8) END)
          ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
          RETURNING id, user_id, (expires_at IS NOT NULL AND expires_at <= now()) AS expired`,
-        [tenantOf(key), key.sessionId, userId, this.ttlSeconds ?? null],
-      );
-      const row = rows[0] as { id: string; user_id: string | null; expired: boolean };
-      if (!row.expired) return row.user_id;
-      // Expired: the session starts over, owned by the claimant.
-      await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-      await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
-      await db.query(
-        `UPDATE ${this.s}.sessions SET user_id = $2, user_input = NULL, pending_run = NULL, version = 0,
+          [tenantOf(key), key.sessionId, userId, this.ttlSeconds ?? null],
+        );
+        const row = rows[0] as { id: string; user_id: string | null; expired: boolean };
+        if (!row.expired) return row.user_id;
+        // Expired: the session starts over, owned by the claimant.
+        await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
+        await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+        await db.query(
+          `UPDATE ${this.s}.sessions SET user_id = $2, user_input = NULL, pending_run = NULL, version = 0,
            expires_at = CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $3::float8) END
          WHERE id = $1`,
-        [row.id, userId, this.ttlSeconds ?? null],
-      );
-      return userId;
-    });
+          [row.id, userId, this.ttlSeconds ?? null],
+        );
+        return userId;
+      },
+    );
   }
 
   async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
@@ -313,7 +346,11 @@ export class PostgresStore implements SessionStore {
     checkMemoryKey(key);
     this.memoryCache.delete(memoryKeyString(key));
     // memory_entries go with it (ON DELETE CASCADE).
-    await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [tenantOf(key), key.agentName, key.userId]);
+    await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [
+      tenantOf(key),
+      key.agentName,
+      key.userId,
+    ]);
   }
 
   /**
@@ -352,41 +389,48 @@ export class PostgresStore implements SessionStore {
     this.memoryCache.delete(scope);
     this.memoryCache.set(scope, cached);
     if (this.memoryCache.size > 256) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
-    return attachIndex({ ...tail, entries: cached.entries.slice() }, {
-      search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
-    });
+    return attachIndex(
+      { ...tail, entries: cached.entries.slice() },
+      {
+        search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
+      },
+    );
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const c = encodeMemoryChanges(changes, 'postgres');
-    return this.transaction(encodedSize(c.added), () => describeSave('a memory save', { entries: c.added }), async (db) => {
-      const locked = await db.query(
-        `INSERT INTO ${this.s}.memories (tenant, agent, user_id) VALUES ($1, $2, $3)
+    return this.transaction(
+      encodedSize(c.added),
+      () => describeSave('a memory save', { entries: c.added }),
+      async (db) => {
+        const locked = await db.query(
+          `INSERT INTO ${this.s}.memories (tenant, agent, user_id) VALUES ($1, $2, $3)
          ON CONFLICT (tenant, agent, user_id) DO UPDATE SET tenant = EXCLUDED.tenant RETURNING id, last_seq`,
-        [tenantOf(key), key.agentName, key.userId],
-      );
-      const row = locked.rows[0] as { id: string; last_seq: string };
-      if (c.added.length) {
-        const words = changes.added.map((e) => entryWords(e));
-        await db.query(
-          `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
+          [tenantOf(key), key.agentName, key.userId],
+        );
+        const row = locked.rows[0] as { id: string; last_seq: string };
+        if (c.added.length) {
+          const words = changes.added.map((e) => entryWords(e));
+          await db.query(
+            `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
            SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
-          [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
-        );
-        await db.query(
-          `INSERT INTO ${this.s}.memory_terms (memory_pk, term) SELECT DISTINCT $1::bigint, term FROM unnest($2::text[]) AS t(term)
+            [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
+          );
+          await db.query(
+            `INSERT INTO ${this.s}.memory_terms (memory_pk, term) SELECT DISTINCT $1::bigint, term FROM unnest($2::text[]) AS t(term)
            ON CONFLICT DO NOTHING`,
-          [row.id, [...new Set(words.flat())]],
-        );
-      }
-      const updated = await db.query(
-        `UPDATE ${this.s}.memories SET summary = CASE WHEN $2 THEN $3 ELSE summary END,
+            [row.id, [...new Set(words.flat())]],
+          );
+        }
+        const updated = await db.query(
+          `UPDATE ${this.s}.memories SET summary = CASE WHEN $2 THEN $3 ELSE summary END,
            last_seq = last_seq + $4, version = version + 1 WHERE id = $1 RETURNING version`,
-        [row.id, c.summary !== undefined, c.summary ?? null, c.added.length],
-      );
-      return Number((updated.rows[0] as { version: string }).version);
-    });
+          [row.id, c.summary !== undefined, c.summary ?? null, c.added.length],
+        );
+        return Number((updated.rows[0] as { version: string }).version);
+      },
+    );
   }
 
   /**
@@ -464,7 +508,10 @@ export class PostgresStore implements SessionStore {
         const extra = saveAllowanceMs(size.rows, size.chars);
         const client = await this.pool.connect();
         const readTimeout = extra < 200 ? undefined : this.timeoutMs + 1000 + extra;
-        const db: Queryable = { query: (text, values) => client.query(readTimeout === undefined ? { text, values } : ({ text, values, query_timeout: readTimeout } as never)) };
+        const db: Queryable = {
+          query: (text, values) =>
+            client.query(readTimeout === undefined ? { text, values } : ({ text, values, query_timeout: readTimeout } as never)),
+        };
         let broken = false;
         // A checked-out client reports a lost connection on itself, not on the pool.
         const lost = () => (broken = true);

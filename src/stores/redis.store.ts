@@ -1,6 +1,14 @@
 import type Redis from 'ioredis';
 import { attachIndex, CachedMemoryIndex, type MemorySearchResult } from '../session/memory-search';
-import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import type {
+  MemoryChanges,
+  MemoryEntry,
+  MemoryKey,
+  MemorySnapshot,
+  SessionChanges,
+  SessionKey,
+  SessionSnapshot,
+} from '../session/snapshots';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { requirePeer } from '../errors/optional-peer';
@@ -225,8 +233,7 @@ export class RedisStore implements SessionStore {
     checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadSession(...this.sessionKeys(key), limit ?? -1))) as
-      | [string[], string[], string[]]
-      | null;
+      [string[], string[], string[]] | null;
     if (!reply) return undefined;
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
     return toSessionSnapshot(key, {
@@ -260,7 +267,13 @@ export class RedisStore implements SessionStore {
     ];
     // One array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack.
     const rows = [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
-    return Number(await guard('redis', () => this.runScript('toolwrightSaveSession', SAVE_SESSION, 3, args, rows), () => describeSessionSave(c)));
+    return Number(
+      await guard(
+        'redis',
+        () => this.runScript('toolwrightSaveSession', SAVE_SESSION, 3, args, rows),
+        () => describeSessionSave(c),
+      ),
+    );
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -303,7 +316,11 @@ export class RedisStore implements SessionStore {
     const c = encodeMemoryChanges(changes, 'redis');
     const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null)];
     return Number(
-      await guard('redis', () => this.runScript('toolwrightSaveMemory', SAVE_MEMORY, 2, args, c.added), () => describeSave('a memory save', { entries: c.added })),
+      await guard(
+        'redis',
+        () => this.runScript('toolwrightSaveMemory', SAVE_MEMORY, 2, args, c.added),
+        () => describeSave('a memory save', { entries: c.added }),
+      ),
     );
   }
 
@@ -312,7 +329,13 @@ export class RedisStore implements SessionStore {
    * values into a call overflows the stack). A large save gets a command timeout grown with its
    * size, so it is not reported as a store that is down.
    */
-  private runScript(name: keyof ScriptedClient, lua: string, numberOfKeys: number, args: Array<string | number>, rows: readonly string[]): Promise<unknown> {
+  private runScript(
+    name: keyof ScriptedClient,
+    lua: string,
+    numberOfKeys: number,
+    args: Array<string | number>,
+    rows: readonly string[],
+  ): Promise<unknown> {
     const size = encodedSize(rows);
     const extra = saveAllowanceMs(size.rows, size.chars);
     if (extra < 200) return this.scripts[name](...args, rows);
@@ -332,14 +355,17 @@ export class RedisStore implements SessionStore {
     const scope = memoryKeyString(key);
     const known = this.memoryCache.get(scope);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key), known?.entries.length ?? 0))) as
-      | [string[], string[], number]
-      | null;
+      [string[], string[], number] | null;
     if (!reply) {
       this.memoryCache.delete(scope);
       return undefined;
     }
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
-    const tail = toMemorySnapshot(key, { entries: reply[1], summary: meta.summary === undefined ? null : (JSON.parse(meta.summary) as string | null), version: Number(meta.version ?? 0) });
+    const tail = toMemorySnapshot(key, {
+      entries: reply[1],
+      summary: meta.summary === undefined ? null : (JSON.parse(meta.summary) as string | null),
+      version: Number(meta.version ?? 0),
+    });
     for (const e of tail.entries) deepFreeze(e);
     let cached = known && Number(reply[2]) === known.entries.length ? known : undefined;
     if (cached) {

@@ -1,4 +1,11 @@
-import { InvalidIdError, StoreCorruptError, StoreLimitError, StoreUnavailableError, ToolwrightError, ToolwrightConfigError } from '../errors/errors';
+import {
+  InvalidIdError,
+  StoreCorruptError,
+  StoreLimitError,
+  StoreUnavailableError,
+  ToolwrightError,
+  ToolwrightConfigError,
+} from '../errors/errors';
 import type { Message } from '../session/message';
 import type {
   MemoryChanges,
@@ -170,7 +177,12 @@ export function encodeSessionChanges(changes: SessionChanges, store = 'session')
   try {
     return encodeSession(changes);
   } catch (err) {
-    if (err instanceof RangeError) throw new StoreLimitError(store, `a session save of ${changes.appended.length + (changes.replacedHistory?.length ?? 0)} messages and ${Object.keys(changes.set).length} state keys: a value is larger than JavaScript can serialize`, err);
+    if (err instanceof RangeError)
+      throw new StoreLimitError(
+        store,
+        `a session save of ${changes.appended.length + (changes.replacedHistory?.length ?? 0)} messages and ${Object.keys(changes.set).length} state keys: a value is larger than JavaScript can serialize`,
+        err,
+      );
     throw err;
   }
 }
@@ -191,7 +203,12 @@ export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): {
   try {
     return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
   } catch (err) {
-    if (err instanceof RangeError) throw new StoreLimitError(store, `a memory save of ${changes.added.length} entries: an entry is larger than JavaScript can serialize`, err);
+    if (err instanceof RangeError)
+      throw new StoreLimitError(
+        store,
+        `a memory save of ${changes.added.length} entries: an entry is larger than JavaScript can serialize`,
+        err,
+      );
     throw err;
   }
 }
@@ -215,7 +232,8 @@ export function checkId(field: string, value: unknown): void {
   if (value.length === 0) throw new InvalidIdError(field, 'it is empty');
   if (LONE_SURROGATE.test(value)) throw new InvalidIdError(field, 'it contains a lone UTF-16 surrogate');
   if (value.includes('\u0000')) throw new InvalidIdError(field, 'it contains NUL');
-  if (value.length > MAX_ID_BYTES / 3 && Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES) throw new InvalidIdError(field, `it is longer than ${MAX_ID_BYTES} UTF-8 bytes`);
+  if (value.length > MAX_ID_BYTES / 3 && Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES)
+    throw new InvalidIdError(field, `it is longer than ${MAX_ID_BYTES} UTF-8 bytes`);
 }
 
 export function checkSessionKey(key: SessionKey): void {

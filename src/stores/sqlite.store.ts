@@ -4,7 +4,15 @@ import type Database from 'better-sqlite3';
 import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import { requirePeer } from '../errors/optional-peer';
 import { attachIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
-import type { MemoryChanges, MemoryEntry, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import type {
+  MemoryChanges,
+  MemoryEntry,
+  MemoryKey,
+  MemorySnapshot,
+  SessionChanges,
+  SessionKey,
+  SessionSnapshot,
+} from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
 import {
   checkHistoryLimit,
@@ -91,7 +99,9 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   (db) => {
     db.exec(`CREATE VIRTUAL TABLE memory_fts USING fts5(words, content = '', contentless_delete = 1);
              CREATE TABLE memory_terms (memory_pk INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (memory_pk, term)) WITHOUT ROWID;`);
-    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries').raw().iterate() as IterableIterator<[number, number, string]>;
+    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries').raw().iterate() as IterableIterator<
+      [number, number, string]
+    >;
     const fts = db.prepare('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
     const term = db.prepare('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
     const pending: Array<[number, number, string]> = [...rows];
@@ -147,27 +157,31 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       // A read transaction: meta, state and history come from one consistent snapshot.
-      return db.transaction(() => {
-        const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?')
-          .get(tenantOf(key), key.sessionId) as SessionMetaRow | undefined;
-        if (!row || this.expired(row)) return undefined;
-        const state = this.sql('SELECT key, value FROM session_state WHERE session_pk = ?').raw().all(row.id) as Array<[string, string]>;
-        const history = (
-          limit === undefined
-            ? this.sql('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq').pluck().all(row.id)
-            : this.sql('SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq')
-                .pluck()
-                .all(row.id, limit)
-        ) as string[];
-        return toSessionSnapshot(key, {
-          userId: row.user_id,
-          state: stateFromEntries(state),
-          history,
-          userInput: row.user_input,
-          pendingRun: row.pending_run,
-          version: row.version,
-        });
-      }).deferred();
+      return db
+        .transaction(() => {
+          const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenantOf(key), key.sessionId) as
+            SessionMetaRow | undefined;
+          if (!row || this.expired(row)) return undefined;
+          const state = this.sql('SELECT key, value FROM session_state WHERE session_pk = ?').raw().all(row.id) as Array<[string, string]>;
+          const history = (
+            limit === undefined
+              ? this.sql('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq').pluck().all(row.id)
+              : this.sql(
+                  'SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+                )
+                  .pluck()
+                  .all(row.id, limit)
+          ) as string[];
+          return toSessionSnapshot(key, {
+            userId: row.user_id,
+            state: stateFromEntries(state),
+            history,
+            userInput: row.user_input,
+            pendingRun: row.pending_run,
+            version: row.version,
+          });
+        })
+        .deferred();
     });
   }
 
@@ -175,51 +189,60 @@ export class SqliteStore implements SessionStore {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes, 'sqlite');
-    return guard('sqlite', () => {
-      const db = this.db();
-      const tenant = tenantOf(key);
-      return db.transaction((): number => {
-        let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as SessionMetaRow | undefined;
-        if (row && this.expired(row)) {
-          this.deleteRows(db, row.id);
-          row = undefined;
-        }
-        row ??= this.sql('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *')
-          .get(tenant, key.sessionId) as SessionMetaRow;
-        const id = row.id;
-        const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
-        for (const k of c.deleted) del.run(id, k);
-        const upsert = this.sql(
-          'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
-        );
-        for (const [k, v] of c.set) upsert.run(id, k, v);
-        let seq = row.last_seq;
-        if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
-        const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
-        for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
-        const ttl = this.options.sessionTtlSeconds;
-        const updated = this.sql(
-            `UPDATE sessions SET
+    return guard(
+      'sqlite',
+      () => {
+        const db = this.db();
+        const tenant = tenantOf(key);
+        return db
+          .transaction((): number => {
+            let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
+              SessionMetaRow | undefined;
+            if (row && this.expired(row)) {
+              this.deleteRows(db, row.id);
+              row = undefined;
+            }
+            row ??= this.sql('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *').get(
+              tenant,
+              key.sessionId,
+            ) as SessionMetaRow;
+            const id = row.id;
+            const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
+            for (const k of c.deleted) del.run(id, k);
+            const upsert = this.sql(
+              'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
+            );
+            for (const [k, v] of c.set) upsert.run(id, k, v);
+            let seq = row.last_seq;
+            if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+            const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
+            for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
+            const ttl = this.options.sessionTtlSeconds;
+            const updated = this.sql(
+              `UPDATE sessions SET
                user_id = COALESCE(?, user_id),
                user_input = CASE WHEN ? THEN ? ELSE user_input END,
                pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
                last_seq = ?, version = version + 1, expires_at = ?
              WHERE id = ? RETURNING version`,
-          )
-          .pluck()
-          .get(
-            c.userId ?? null,
-            c.userInput !== undefined ? 1 : 0,
-            c.userInput ?? null,
-            c.pendingRun !== undefined ? 1 : 0,
-            c.pendingRun ?? null,
-            seq,
-            ttl === undefined ? null : this.now() + ttl * 1000,
-            id,
-          );
-        return updated as number;
-      }).immediate();
-    }, () => describeSessionSave(c));
+            )
+              .pluck()
+              .get(
+                c.userId ?? null,
+                c.userInput !== undefined ? 1 : 0,
+                c.userInput ?? null,
+                c.pendingRun !== undefined ? 1 : 0,
+                c.pendingRun ?? null,
+                seq,
+                ttl === undefined ? null : this.now() + ttl * 1000,
+                id,
+              );
+            return updated as number;
+          })
+          .immediate();
+      },
+      () => describeSessionSave(c),
+    );
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -228,8 +251,7 @@ export class SqliteStore implements SessionStore {
       const db = this.db();
       db.transaction(() => {
         const id = this.sql('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
-          | number
-          | undefined;
+          number | undefined;
         if (id !== undefined) this.deleteRows(db, id);
       }).immediate();
     });
@@ -239,9 +261,9 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       db.transaction(() => {
-        const id = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').pluck().get(tenantOf(key), key.agentName, key.userId) as
-          | number
-          | undefined;
+        const id = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
+          .pluck()
+          .get(tenantOf(key), key.agentName, key.userId) as number | undefined;
         if (id === undefined) return;
         this.sql('DELETE FROM memory_entries WHERE memory_pk = ?').run(id);
         this.sql('DELETE FROM memories WHERE id = ?').run(id);
@@ -253,11 +275,15 @@ export class SqliteStore implements SessionStore {
   async purgeExpired(): Promise<number> {
     return guard('sqlite', () => {
       const db = this.db();
-      return db.transaction(() => {
-        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?').pluck().all(this.now()) as number[];
-        for (const id of ids) this.deleteRows(db, id);
-        return ids.length;
-      }).immediate();
+      return db
+        .transaction(() => {
+          const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?')
+            .pluck()
+            .all(this.now()) as number[];
+          for (const id of ids) this.deleteRows(db, id);
+          return ids.length;
+        })
+        .immediate();
     });
   }
 
@@ -268,19 +294,22 @@ export class SqliteStore implements SessionStore {
       const db = this.db();
       const tenant = tenantOf(key);
       // Under the write lock: of two processes claiming at once, the second sees the first's row.
-      return db.transaction((): string | null => {
-        const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as SessionMetaRow | undefined;
-        if (row && !this.expired(row)) return row.user_id;
-        if (row) this.deleteRows(db, row.id);
-        const ttl = this.options.sessionTtlSeconds;
-        this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(
-          tenant,
-          key.sessionId,
-          userId,
-          ttl === undefined ? null : Date.now() + ttl * 1000,
-        );
-        return userId;
-      }).immediate();
+      return db
+        .transaction((): string | null => {
+          const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
+            SessionMetaRow | undefined;
+          if (row && !this.expired(row)) return row.user_id;
+          if (row) this.deleteRows(db, row.id);
+          const ttl = this.options.sessionTtlSeconds;
+          this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(
+            tenant,
+            key.sessionId,
+            userId,
+            ttl === undefined ? null : Date.now() + ttl * 1000,
+          );
+          return userId;
+        })
+        .immediate();
     });
   }
 
@@ -301,46 +330,56 @@ export class SqliteStore implements SessionStore {
     checkMemoryKey(key);
     return guard('sqlite', () => {
       const db = this.db();
-      return db.transaction(() => {
-        const row = this.sql('SELECT id, summary, version FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
-          .get(tenantOf(key), key.agentName, key.userId) as { id: number; summary: string | null; version: number } | undefined;
-        if (!row) return undefined;
-        const entries = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
-        const pk = row.id;
-        return attachIndex(toMemorySnapshot(key, { entries, summary: row.summary, version: row.version }), {
-          search: (query, limit) => this.searchScope(pk, query, limit),
-        });
-      }).deferred();
+      return db
+        .transaction(() => {
+          const row = this.sql('SELECT id, summary, version FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').get(
+            tenantOf(key),
+            key.agentName,
+            key.userId,
+          ) as { id: number; summary: string | null; version: number } | undefined;
+          if (!row) return undefined;
+          const entries = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
+          const pk = row.id;
+          return attachIndex(toMemorySnapshot(key, { entries, summary: row.summary, version: row.version }), {
+            search: (query, limit) => this.searchScope(pk, query, limit),
+          });
+        })
+        .deferred();
     });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const c = encodeMemoryChanges(changes, 'sqlite');
-    return guard('sqlite', () => {
-      const db = this.db();
-      return db.transaction((): number => {
-        const row = this.sql(
-            `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
+    return guard(
+      'sqlite',
+      () => {
+        const db = this.db();
+        return db
+          .transaction((): number => {
+            const row = this.sql(
+              `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
              ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
-          )
-          .get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
-        let seq = row.last_seq;
-        const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
-        const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
-        const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
-        for (let i = 0; i < c.added.length; i++) {
-          insert.run(row.id, ++seq, c.added[i]);
-          indexEntry(fts, term, row.id, seq, changes.added[i]!);
-        }
-        return this.sql(
-            `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
+            ).get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
+            let seq = row.last_seq;
+            const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
+            const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
+            const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
+            for (let i = 0; i < c.added.length; i++) {
+              insert.run(row.id, ++seq, c.added[i]);
+              indexEntry(fts, term, row.id, seq, changes.added[i]!);
+            }
+            return this.sql(
+              `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
              WHERE id = ? RETURNING version`,
-          )
-          .pluck()
-          .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
-      }).immediate();
-    }, () => describeSave('a memory save', { entries: c.added }));
+            )
+              .pluck()
+              .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
+          })
+          .immediate();
+      },
+      () => describeSave('a memory save', { entries: c.added }),
+    );
   }
 
   /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */
@@ -367,9 +406,9 @@ export class SqliteStore implements SessionStore {
     try {
       const alternatives: string[] = [];
       for (const t of queryTerms(query)) {
-        const next = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND term >= ? ORDER BY term LIMIT 1').pluck().get(pk, t) as
-          | string
-          | undefined;
+        const next = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND term >= ? ORDER BY term LIMIT 1')
+          .pluck()
+          .get(pk, t) as string | undefined;
         if (next?.startsWith(t)) {
           alternatives.push(`${ftsTerm(t)}*`);
           continue;
@@ -384,11 +423,11 @@ export class SqliteStore implements SessionStore {
       if (alternatives.length === 0) return [];
       const base = BigInt(pk) * SCOPE;
       const rows = this.sql(
-          // Rank in the index first; only the top rows' bodies are read.
-          `SELECT e.body, f.rank FROM (
+        // Rank in the index first; only the top rows' bodies are read.
+        `SELECT e.body, f.rank FROM (
              SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?
            ) f JOIN memory_entries e ON e.memory_pk = ? AND e.seq = f.rowid - ? ORDER BY f.rank`,
-        )
+      )
         .raw()
         .all(alternatives.join(' OR '), base, base + SCOPE - 1n, limit, pk, base) as Array<[string, number]>;
       return rows.map(([body, rank]) => ({ ...(JSON.parse(body) as MemoryEntry), score: -rank }));
@@ -482,7 +521,10 @@ function sqliteOpenError(path: string, err: unknown): ToolwrightError {
     );
   }
   const fix = SQLITE_FIXES[code] ?? SQLITE_FIXES[code.replace(/_[A-Z]+$/, '')];
-  return new StoreUnavailableError('sqlite', new Error(`cannot open ${where} (${code || 'error'}: ${reason})${fix ? `; ${fix}` : ''}`, { cause: err }));
+  return new StoreUnavailableError(
+    'sqlite',
+    new Error(`cannot open ${where} (${code || 'error'}: ${reason})${fix ? `; ${fix}` : ''}`, { cause: err }),
+  );
 }
 
 function sqliteCode(err: unknown): string {

@@ -1,12 +1,5 @@
 import type { MemorySearchResult } from '../session/memory-search';
-import type {
-  MemoryChanges,
-  MemoryKey,
-  MemorySnapshot,
-  SessionChanges,
-  SessionKey,
-  SessionSnapshot,
-} from '../session/snapshots';
+import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 
 /**
  * Where sessions and memories live. A turn loads once and saves once; `save*` applies the

@@ -72,7 +72,12 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
           for (const e of itemReport.errors ?? []) errors.push({ ...e, instancePath: `${cxt?.instancePath ?? ''}/${i}${e.instancePath}` });
         }
         if (failing > MAX_FIELD_ERRORS) {
-          errors.push({ keyword: 'x-tw-omitted', params: { count: failing - MAX_FIELD_ERRORS }, instancePath: cxt?.instancePath ?? '', message: '' });
+          errors.push({
+            keyword: 'x-tw-omitted',
+            params: { count: failing - MAX_FIELD_ERRORS },
+            instancePath: cxt?.instancePath ?? '',
+            message: '',
+          });
         }
         (validate as { errors?: unknown }).errors = errors;
         return failing === 0;
@@ -133,7 +138,7 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
   const out: FieldError[] = [];
   let omitted = 0;
   for (const e of errors ?? []) {
-    if (e.keyword === 'if' || e.keyword === 'oneOf' && out.length) continue; // wrappers: their inner error says more
+    if (e.keyword === 'if' || (e.keyword === 'oneOf' && out.length)) continue; // wrappers: their inner error says more
     if (e.keyword === 'x-tw-omitted') {
       omitted += (e.params as { count: number }).count;
       continue;
@@ -183,4 +188,3 @@ function render(ref: ConstraintRef, path: string, value: unknown): string {
   }
   return message;
 }
-

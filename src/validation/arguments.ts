@@ -24,26 +24,37 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
   let value: unknown = raw;
   if (typeof raw === 'string') {
     if (raw.length > limits.maxLength) {
-      throw invalid(toolName, { path: '', constraint: 'maxLength', message: `arguments must be at most ${limits.maxLength} characters (got ${raw.length})` });
+      throw invalid(toolName, {
+        path: '',
+        constraint: 'maxLength',
+        message: `arguments must be at most ${limits.maxLength} characters (got ${raw.length})`,
+      });
     }
     // A string of n characters cannot nest deeper than n/2: short payloads skip the scan.
     if (checkDepth && raw.length > 2 * limits.maxDepth && jsonDepth(raw) > limits.maxDepth) throw tooDeep(toolName, limits);
     if (raw.trim() === '') return {}; // some local models send "" for a tool without parameters
     try {
       // Without these substrings no key can spell __proto__ or constructor (escaped or not): plain JSON.parse is safe.
-      value = raw.includes('__proto__') || raw.includes('constructor') || raw.includes('\\u')
-        ? sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' })
-        : JSON.parse(raw);
+      value =
+        raw.includes('__proto__') || raw.includes('constructor') || raw.includes('\\u')
+          ? sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' })
+          : JSON.parse(raw);
     } catch (error) {
       if (/forbidden prototype property/.test((error as Error).message)) throw forbiddenKey(toolName);
-      throw new ToolInputError('INVALID_JSON', toolName, [{ path: '', constraint: 'isJson', message: `arguments are not valid JSON: ${(error as Error).message}` }]);
+      throw new ToolInputError('INVALID_JSON', toolName, [
+        { path: '', constraint: 'isJson', message: `arguments are not valid JSON: ${(error as Error).message}` },
+      ]);
     }
     // RFC 7493 (I-JSON): a key repeated in one object means two readers (an approver, the tool) may see two values.
     if (value !== null && typeof value === 'object' && countColons(raw) !== countKeys(value)) {
       const duplicate = findDuplicateKey(raw);
       if (duplicate) {
         throw new ToolInputError('INVALID_JSON', toolName, [
-          { path: duplicate.path, constraint: 'uniqueKeys', message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)` },
+          {
+            path: duplicate.path,
+            constraint: 'uniqueKeys',
+            message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)`,
+          },
         ]);
       }
     }
@@ -51,7 +62,11 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
     checkObject(toolName, value, limits);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid(toolName, { path: '', constraint: 'isObject', message: `arguments must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` });
+    throw invalid(toolName, {
+      path: '',
+      constraint: 'isObject',
+      message: `arguments must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -130,7 +145,8 @@ function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
@@ -163,5 +179,9 @@ function tooDeep(toolName: string, limits: ArgumentLimits): ToolInputError {
 }
 
 function forbiddenKey(toolName: string): ToolInputError {
-  return invalid(toolName, { path: '', constraint: 'forbiddenKey', message: 'arguments must not contain "__proto__", "constructor" or "prototype" keys' });
+  return invalid(toolName, {
+    path: '',
+    constraint: 'forbiddenKey',
+    message: 'arguments must not contain "__proto__", "constructor" or "prototype" keys',
+  });
 }

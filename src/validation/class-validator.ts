@@ -20,7 +20,9 @@ export function compileResidual(residual: ReadonlyMap<ClassType, readonly Valida
   for (const [cls, metas] of residual) {
     for (const meta of metas) {
       // Filed under the class itself (inherited constraints included), so lookups need no inheritance walk.
-      storage.addValidationMetadata(Object.assign(Object.create(Object.getPrototypeOf(meta) as object) as ValidationMetadata, meta, { target: cls }));
+      storage.addValidationMetadata(
+        Object.assign(Object.create(Object.getPrototypeOf(meta) as object) as ValidationMetadata, meta, { target: cls }),
+      );
       if (meta.constraintCls && !constraintClasses.has(meta.constraintCls)) {
         constraintClasses.add(meta.constraintCls);
         for (const constraint of getValidatorConstraints(meta.constraintCls)) storage.addConstraintMetadata(constraint);
@@ -32,7 +34,10 @@ export function compileResidual(residual: ReadonlyMap<ClassType, readonly Valida
     const errors: ValidationError[] = [];
     executor.execute(instance, undefined, errors);
     if (executor.awaitingPromises.length === 0) return { errors: flattenValidationErrors(executor.stripEmptyErrors(errors)), omitted: 0 };
-    return Promise.all(executor.awaitingPromises).then(() => ({ errors: flattenValidationErrors(executor.stripEmptyErrors(errors)), omitted: 0 }));
+    return Promise.all(executor.awaitingPromises).then(() => ({
+      errors: flattenValidationErrors(executor.stripEmptyErrors(errors)),
+      omitted: 0,
+    }));
   };
 }
 

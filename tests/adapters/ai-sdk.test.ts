@@ -12,7 +12,12 @@ const usage = {
 
 function toolCallThenText(toolName: string, input: string): LanguageModelV3GenerateResult[] {
   return [
-    { content: [{ type: 'tool-call', toolCallId: 'call-1', toolName, input }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] },
+    {
+      content: [{ type: 'tool-call', toolCallId: 'call-1', toolName, input }],
+      finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+      usage,
+      warnings: [],
+    },
     { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
   ];
 }
@@ -48,7 +53,10 @@ describe('Vercel AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     // The model was given the registry's JSON Schema unchanged.
     const offered = model.doGenerateCalls[0].tools!;
     expect(offered.map((t) => t.name)).toEqual(['add', 'note', 'explode']);
-    expect(offered.find((t) => t.name === 'note')).toMatchObject({ type: 'function', inputSchema: registry.describe('note').definition.parameters });
+    expect(offered.find((t) => t.name === 'note')).toMatchObject({
+      type: 'function',
+      inputSchema: registry.describe('note').definition.parameters,
+    });
   });
 
   it("returns toolwright's structured error to the model for invalid arguments", async () => {
@@ -64,7 +72,12 @@ describe('Vercel AI SDK adapter (generateText + MockLanguageModelV3)', () => {
   });
 
   it('resolves the session per call from experimental_context, and can offer a subset of tools', async () => {
-    const sessions = new Map([['u-9', { context: new AgentContext({ sessionId: 's-9', userId: 'u-9' }), memory: new AgentMemory({ agentName: 'ai', userId: 'u-9' }) }]]);
+    const sessions = new Map([
+      [
+        'u-9',
+        { context: new AgentContext({ sessionId: 's-9', userId: 'u-9' }), memory: new AgentMemory({ agentName: 'ai', userId: 'u-9' }) },
+      ],
+    ]);
     const model = new MockLanguageModelV3({ doGenerate: toolCallThenText('note', '{"text":"per user"}') });
     const tools = toAiSdkTools(registry, {
       tools: ['note'],
@@ -74,8 +87,11 @@ describe('Vercel AI SDK adapter (generateText + MockLanguageModelV3)', () => {
 
     await generateText({ model, tools, prompt: 'note', stopWhen: stepCountIs(2), experimental_context: { userId: 'u-9' } });
     expect(sessions.get('u-9')!.context.getState('notes')).toEqual(['per user']);
-    expect(() => toAiSdkTools(registry, { tools: ['nope'], session: { context: new AgentContext({ sessionId: 'x' }), memory: new AgentMemory({ agentName: 'a', userId: 'u' }) } })).toThrow(
-      ToolNotFoundError,
-    );
+    expect(() =>
+      toAiSdkTools(registry, {
+        tools: ['nope'],
+        session: { context: new AgentContext({ sessionId: 'x' }), memory: new AgentMemory({ agentName: 'a', userId: 'u' }) },
+      }),
+    ).toThrow(ToolNotFoundError);
   });
 });

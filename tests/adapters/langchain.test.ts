@@ -36,7 +36,10 @@ const toolMessage = (messages: BaseMessage[]) => messages.find((m): m is ToolMes
 
 describe('LangChain.js adapter (StructuredTools, fake chat model)', () => {
   it('runs one tool call through the registry with the session from the RunnableConfig', async () => {
-    const session = { context: new AgentContext({ sessionId: 's-lc', userId: 'u-lc' }), memory: new AgentMemory({ agentName: 'lc', userId: 'u-lc' }) };
+    const session = {
+      context: new AgentContext({ sessionId: 's-lc', userId: 'u-lc' }),
+      memory: new AgentMemory({ agentName: 'lc', userId: 'u-lc' }),
+    };
     const { messages, bound } = await runLoop({ name: 'note', args: { text: 'from langchain' } }, { configurable: { session } });
 
     expect(messages.map((m) => m.getType())).toEqual(['human', 'ai', 'tool', 'ai']);
@@ -44,14 +47,24 @@ describe('LangChain.js adapter (StructuredTools, fake chat model)', () => {
     const result = toolMessage(messages);
     expect(result.tool_call_id).toBe('call-1');
     expect(result.status).toBe('success');
-    expect(JSON.parse(result.content as string)).toEqual({ notes: ['from langchain'], sessionId: 's-lc', userId: 'u-lc', tenantId: null, facts: 1 });
+    expect(JSON.parse(result.content as string)).toEqual({
+      notes: ['from langchain'],
+      sessionId: 's-lc',
+      userId: 'u-lc',
+      tenantId: null,
+      facts: 1,
+    });
     expect(session.context.getState('notes')).toEqual(['from langchain']);
     expect(session.memory.getFacts()).toHaveLength(1);
 
     // bindTools received the registry's JSON Schema unchanged.
     expect(bound).toContainEqual({
       type: 'function',
-      function: { name: 'note', description: registry.describe('note').definition.description, parameters: registry.describe('note').definition.parameters },
+      function: {
+        name: 'note',
+        description: registry.describe('note').definition.description,
+        parameters: registry.describe('note').definition.parameters,
+      },
     });
   });
 
@@ -70,7 +83,11 @@ describe('LangChain.js adapter (StructuredTools, fake chat model)', () => {
   it('redacts an unexpected failure by default and propagates it with errors: "throw"', async () => {
     const session = { context: new AgentContext({ sessionId: 's' }), memory: new AgentMemory({ agentName: 'lc', userId: 'u' }) };
     const [explode] = toLangChainTools(registry, { session, tools: ['explode'] });
-    expect(JSON.parse((await explode.invoke({})) as string)).toEqual({ status: 'error', code: 'TOOL_FAILED', message: 'Tool "explode" failed unexpectedly.' });
+    expect(JSON.parse((await explode.invoke({})) as string)).toEqual({
+      status: 'error',
+      code: 'TOOL_FAILED',
+      message: 'Tool "explode" failed unexpectedly.',
+    });
 
     const [strict] = toLangChainTools(registry, { session, tools: ['explode'], errors: 'throw' });
     await expect(strict.invoke({})).rejects.toMatchObject({ code: 'TOOL_FAILED' });

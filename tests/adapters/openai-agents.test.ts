@@ -1,12 +1,4 @@
-import {
-  Agent,
-  Runner,
-  Usage,
-  type AgentInputItem,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-} from '@openai/agents-core';
+import { Agent, Runner, Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents-core';
 import { IsOptional, IsString } from 'class-validator';
 import { AgentContext, AgentMemory, Param, Tool, ToolRegistry } from '../../src';
 import { toOpenAIAgentsTools } from '../../src/adapters/openai-agents';
@@ -23,9 +15,15 @@ class FakeModel implements Model {
     this.requests.push(request);
     const usage = new Usage();
     if (this.requests.length === 1) {
-      return { usage, output: [{ type: 'function_call', callId: 'call-1', name: this.call.name, arguments: this.call.arguments, status: 'completed' }] };
+      return {
+        usage,
+        output: [{ type: 'function_call', callId: 'call-1', name: this.call.name, arguments: this.call.arguments, status: 'completed' }],
+      };
     }
-    return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }] };
+    return {
+      usage,
+      output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }],
+    };
   }
 
   // eslint-disable-next-line require-yield
@@ -106,7 +104,11 @@ describe('OpenAI Agents SDK adapter (Runner + fake Model)', () => {
     await runner.run(agent, 'greet Ada');
 
     const [offered] = model.requests[0].tools as SerializedFunctionTool[];
-    expect(offered).toMatchObject({ name: 'greet', strict: true, parameters: { additionalProperties: false, required: ['name', 'title'] } });
+    expect(offered).toMatchObject({
+      name: 'greet',
+      strict: true,
+      parameters: { additionalProperties: false, required: ['name', 'title'] },
+    });
     expect(outputText(model.toolOutput())).toEqual({ greeting: 'Hello Ada', hasTitle: false });
   });
 });

@@ -41,7 +41,12 @@ function reachablePackages(entry: string): Set<string> {
 describe('packaging: optional integrations stay out of the core', () => {
   it('declares the agent runtimes and the MCP SDK as optional peers, installed for development', () => {
     for (const name of OPTIONAL_PEERS) {
-      expect({ name, peer: typeof pkg.peerDependencies?.[name], optional: pkg.peerDependenciesMeta?.[name]?.optional, dev: typeof pkg.devDependencies?.[name] }).toEqual({
+      expect({
+        name,
+        peer: typeof pkg.peerDependencies?.[name],
+        optional: pkg.peerDependenciesMeta?.[name]?.optional,
+        dev: typeof pkg.devDependencies?.[name],
+      }).toEqual({
         name,
         peer: 'string',
         optional: true,
@@ -58,12 +63,19 @@ describe('packaging: optional integrations stay out of the core', () => {
   });
 
   it('declares the model SDKs and database drivers as optional peers, and importing the root loads none of them', () => {
-    for (const name of LAZY_PEERS) expect({ name, optional: pkg.peerDependenciesMeta?.[name]?.optional, dep: pkg.dependencies?.[name] }).toEqual({ name, optional: true, dep: undefined });
+    for (const name of LAZY_PEERS)
+      expect({ name, optional: pkg.peerDependenciesMeta?.[name]?.optional, dep: pkg.dependencies?.[name] }).toEqual({
+        name,
+        optional: true,
+        dep: undefined,
+      });
     const script =
       "require('./src/index.ts');" +
       "const loaded = new Set(Object.keys(require.cache).map((f) => (f.split('node_modules/')[1] || '').split('/')).filter((p) => p[0]).map((p) => (p[0].startsWith('@') ? p[0] + '/' + p[1] : p[0])));" +
       'process.stdout.write(JSON.stringify([...loaded]));';
-    const loaded: string[] = JSON.parse(execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: ROOT, encoding: 'utf8' }));
+    const loaded: string[] = JSON.parse(
+      execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: ROOT, encoding: 'utf8' }),
+    );
     expect(loaded).toContain('class-validator'); // the probe does see what the root loads
     expect(loaded.filter((name) => LAZY_PEERS.includes(name) || OPTIONAL_PEERS.includes(name))).toEqual([]);
   });
@@ -76,7 +88,9 @@ describe('packaging: optional integrations stay out of the core', () => {
     expect(pkg.bin.toolwright).toBe('dist/cli/main.js');
     expect(readFileSync(join(ROOT, 'src/cli/main.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     type Target = { default: string; types: string };
-    const subpaths = Object.entries(pkg.exports as Record<string, string | { import: Target; require: Target }>).filter(([key]) => key !== './package.json');
+    const subpaths = Object.entries(pkg.exports as Record<string, string | { import: Target; require: Target }>).filter(
+      ([key]) => key !== './package.json',
+    );
     expect(subpaths.map(([key]) => key)).toEqual(['.', './mcp', './adapters/ai-sdk', './adapters/openai-agents', './adapters/langchain']);
     for (const [, target] of subpaths) {
       // CommonJS: x.js + x.d.ts; ESM: x.mjs + x.d.mts beside them (scripts/build-esm.js), one source file.
@@ -89,7 +103,11 @@ describe('packaging: optional integrations stay out of the core', () => {
 
   it('each adapter module imports only its own runtime', () => {
     expect([...reachablePackages(join(ROOT, 'src/adapters/ai-sdk.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['ai']);
-    expect([...reachablePackages(join(ROOT, 'src/adapters/openai-agents.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['@openai/agents-core']);
-    expect([...reachablePackages(join(ROOT, 'src/adapters/langchain.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['@langchain/core']);
+    expect([...reachablePackages(join(ROOT, 'src/adapters/openai-agents.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual([
+      '@openai/agents-core',
+    ]);
+    expect([...reachablePackages(join(ROOT, 'src/adapters/langchain.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual([
+      '@langchain/core',
+    ]);
   });
 });

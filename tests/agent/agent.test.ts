@@ -77,7 +77,13 @@ describe('Agent.run: the loop, history and saving', () => {
     expect(result.turns).toBe(2);
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.toolCalls).toEqual([
-      expect.objectContaining({ id: 't1', name: 'lookup', arguments: '{"order_id":"A-1"}', status: 'ok', result: '{"status":"found","order_id":"A-1","total":42}' }),
+      expect.objectContaining({
+        id: 't1',
+        name: 'lookup',
+        arguments: '{"order_id":"A-1"}',
+        status: 'ok',
+        result: '{"status":"found","order_id":"A-1","total":42}',
+      }),
     ]);
     expect(result.toolCalls[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(model.requests[0].instructions).toBe('Be brief.');
@@ -92,7 +98,10 @@ describe('Agent.run: the loop, history and saving', () => {
 
   it('keeps tool results in the history, so a second run can refer to them', async () => {
     const store = new InMemoryStore();
-    const first = new ScriptedModel([{ toolCalls: [{ id: 't1', name: 'lookup', arguments: { order_id: 'A-7' } }] }, { text: 'A-7 costs 42.' }]);
+    const first = new ScriptedModel([
+      { toolCalls: [{ id: 't1', name: 'lookup', arguments: { order_id: 'A-7' } }] },
+      { text: 'A-7 costs 42.' },
+    ]);
     await new Agent({ name: 'support', model: first, tools: [LookupTool, RefundTool], store }).run('Look up A-7', session());
 
     // "refund that order": the model finds the order id in the earlier tool result.
@@ -104,7 +113,10 @@ describe('Agent.run: the loop, history and saving', () => {
       },
       { text: 'Refunded.' },
     ]);
-    const result = await new Agent({ name: 'support', model: second, tools: [LookupTool, RefundTool], store }).run('Refund that order', session());
+    const result = await new Agent({ name: 'support', model: second, tools: [LookupTool, RefundTool], store }).run(
+      'Refund that order',
+      session(),
+    );
 
     expect(result.toolCalls[0].arguments).toBe('{"order_id":"A-7"}');
     expect(second.requests[0].messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
@@ -121,7 +133,11 @@ describe('Agent.run: the loop, history and saving', () => {
       }
     }
     const store = new InMemoryStore();
-    const instructions = (_c: AgentContext, memory: import('toolwright').AgentMemory) => `Facts: ${memory.getFacts().map((f) => f.content).join('; ')}`;
+    const instructions = (_c: AgentContext, memory: import('toolwright').AgentMemory) =>
+      `Facts: ${memory
+        .getFacts()
+        .map((f) => f.content)
+        .join('; ')}`;
     const one = new ScriptedModel([{ toolCalls: [{ name: 'remember', arguments: { order_id: 'A-9' } }] }, { text: 'ok' }]);
     await new Agent({ name: 'support', instructions, model: one, tools: [RememberTool], store }).run('hi', session('s-a'));
 
@@ -130,7 +146,10 @@ describe('Agent.run: the loop, history and saving', () => {
     expect(two.requests[0].instructions).toBe('Facts: customer cares about A-9');
 
     const otherUser = new ScriptedModel([{ text: 'hi' }]);
-    await new Agent({ name: 'support', instructions, model: otherUser, tools: [RememberTool], store }).run('hi', { sessionId: 's-c', userId: 'u-2' });
+    await new Agent({ name: 'support', instructions, model: otherUser, tools: [RememberTool], store }).run('hi', {
+      sessionId: 's-c',
+      userId: 'u-2',
+    });
     expect(otherUser.requests[0].instructions).toBe('Facts: ');
   });
 
@@ -138,9 +157,9 @@ describe('Agent.run: the loop, history and saving', () => {
     const store = new InMemoryStore();
     await new Agent({ name: 'a', model: new ScriptedModel([{ text: 'hi' }]), tools: [LookupTool], store }).run('hi', session());
     const model = new ScriptedModel([{ text: 'never' }]);
-    await expect(new Agent({ name: 'a', model, tools: [LookupTool], store }).run('hi', { sessionId: 's-1', userId: 'mallory' })).rejects.toBeInstanceOf(
-      SessionForbiddenError,
-    );
+    await expect(
+      new Agent({ name: 'a', model, tools: [LookupTool], store }).run('hi', { sessionId: 's-1', userId: 'mallory' }),
+    ).rejects.toBeInstanceOf(SessionForbiddenError);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -180,7 +199,10 @@ describe('parallel and sequential tool calls', () => {
     }
     const calls = Array.from({ length: 7 }, (_, i) => ({ id: `c${i}`, name: 'slow', arguments: { order_id: `O-${i}` } }));
     const model = new ScriptedModel([{ toolCalls: calls }, { text: 'done' }]);
-    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [SlowTool], maxConcurrency: 3 }).run('go', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [SlowTool], maxConcurrency: 3 }).run(
+      'go',
+      session(),
+    );
 
     expect(g.state.max).toBe(3);
     // Results go to the model in call order, whatever order they finished in.
@@ -206,8 +228,14 @@ describe('parallel and sequential tool calls', () => {
       }
     }
     const c = (name: string, id: string) => ({ id, name, arguments: { order_id: id } });
-    const model = new ScriptedModel([{ toolCalls: [c('par', 'p1'), c('par', 'p2'), c('seq', 's1'), c('par', 'p3'), c('par', 'p4')] }, { text: 'done' }]);
-    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ParTool, SeqTool], maxConcurrency: 4 }).run('go', session());
+    const model = new ScriptedModel([
+      { toolCalls: [c('par', 'p1'), c('par', 'p2'), c('seq', 's1'), c('par', 'p3'), c('par', 'p4')] },
+      { text: 'done' },
+    ]);
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ParTool, SeqTool], maxConcurrency: 4 }).run(
+      'go',
+      session(),
+    );
 
     expect(result.toolCalls.every((r) => r.status === 'ok')).toBe(true);
     const order = g.state.order;
@@ -267,7 +295,12 @@ describe('model-correctable errors and the retry budget', () => {
 
   it('sends INVALID_JSON and TOOL_NOT_FOUND back as the error result', async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'j', name: 'refund', arguments: '{"order_id": ' }, { id: 'n', name: 'refund_everything', arguments: {} }] },
+      {
+        toolCalls: [
+          { id: 'j', name: 'refund', arguments: '{"order_id": ' },
+          { id: 'n', name: 'refund_everything', arguments: {} },
+        ],
+      },
       { text: 'sorry' },
     ]);
     const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool] }).run('x', session());
@@ -280,7 +313,9 @@ describe('model-correctable errors and the retry budget', () => {
   it('fails past the per-tool budget with RetryBudgetExceededError carrying the history', async () => {
     const bad = { toolCalls: [{ name: 'refund', arguments: { order_id: '' } }] };
     const model = new ScriptedModel([bad, bad, bad, { text: 'never' }]);
-    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool] }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool] })
+      .run('x', session())
+      .catch((e) => e);
 
     expect(error).toBeInstanceOf(RetryBudgetExceededError);
     expect(error.code).toBe('RETRY_BUDGET_EXCEEDED');
@@ -294,7 +329,14 @@ describe('model-correctable errors and the retry budget', () => {
   it('honours a per-tool budget', async () => {
     const bad = { toolCalls: [{ name: 'refund', arguments: { order_id: '' } }] };
     const model = new ScriptedModel([bad, { text: 'never' }]);
-    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [RefundTool], retryBudget: 5, retryBudgets: { refund: 0 } })
+    const error = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model,
+      tools: [RefundTool],
+      retryBudget: 5,
+      retryBudgets: { refund: 0 },
+    })
       .run('x', session())
       .catch((e) => e);
     expect(error).toBeInstanceOf(RetryBudgetExceededError);
@@ -303,11 +345,14 @@ describe('model-correctable errors and the retry budget', () => {
 });
 
 describe('the error boundary', () => {
-  const failing = () => new ScriptedModel([{ toolCalls: [{ id: 'x1', name: 'explode', arguments: { order_id: 'A-1' } }] }, { text: 'I could not do that.' }]);
+  const failing = () =>
+    new ScriptedModel([{ toolCalls: [{ id: 'x1', name: 'explode', arguments: { order_id: 'A-1' } }] }, { text: 'I could not do that.' }]);
 
   it('throws a typed error by default, and the raw message is never sent to a model', async () => {
     const model = failing();
-    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool] }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool] })
+      .run('x', session())
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ToolCallFailedError);
     expect(error.toolCallId).toBe('x1');
     expect(error.cause.cause.message).toContain('hunter2');
@@ -317,7 +362,10 @@ describe('the error boundary', () => {
 
   it("with 'redact', the model gets a redacted result and the run goes on", async () => {
     const model = failing();
-    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool], errorPolicy: 'redact' }).run('x', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [ExplodingTool], errorPolicy: 'redact' }).run(
+      'x',
+      session(),
+    );
     expect(result.output).toBe('I could not do that.');
     expect(result.toolCalls[0]).toMatchObject({ status: 'error', code: 'TOOL_FAILED' });
     const seen = toolMessages(model.requests[1].messages)[0];
@@ -328,7 +376,10 @@ describe('the error boundary', () => {
 
   it('shows the message only when the tool opts in with exposeErrors', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'explode_loudly', arguments: { order_id: 'A-1' } }] }, { text: 'ok' }]);
-    await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LoudExplodingTool], errorPolicy: 'redact' }).run('x', session());
+    await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LoudExplodingTool], errorPolicy: 'redact' }).run(
+      'x',
+      session(),
+    );
     expect(allText(model)).toContain('warehouse API is down');
   });
 
@@ -357,7 +408,9 @@ describe('the error boundary', () => {
       }
     }
     const model = new ScriptedModel([{ toolCalls: [{ name: 'broken_output', arguments: { order_id: 'A' } }] }]);
-    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [BrokenOutputTool] }).run('x', session()).catch((e) => e);
+    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [BrokenOutputTool] })
+      .run('x', session())
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ToolCallFailedError);
     expect(error.code).toBe('INVALID_OUTPUT');
   });
@@ -382,10 +435,14 @@ describe('timeouts and cancellation', () => {
   it("times a tool out with its own timeoutMs, aborting the tool's signal", async () => {
     const observed: { aborted?: unknown } = {};
     const model = new ScriptedModel([{ toolCalls: [{ name: 'hang', arguments: { order_id: 'A' } }] }, { text: 'timed out' }]);
-    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [hangingTool('hang', observed, 20)], errorPolicy: 'redact', toolTimeoutMs: 60_000 }).run(
-      'x',
-      session(),
-    );
+    const result = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model,
+      tools: [hangingTool('hang', observed, 20)],
+      errorPolicy: 'redact',
+      toolTimeoutMs: 60_000,
+    }).run('x', session());
     expect(result.toolCalls[0]).toMatchObject({ status: 'error', code: 'TOOL_TIMEOUT' });
     expect((observed.aborted as Error).name).toBe('ToolTimeoutError');
   });
@@ -393,7 +450,15 @@ describe('timeouts and cancellation', () => {
   it("applies the agent's default timeout to tools that declare none, failing the run by default", async () => {
     const observed: { aborted?: unknown } = {};
     const model = new ScriptedModel([{ toolCalls: [{ name: 'hang2', arguments: { order_id: 'A' } }] }]);
-    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [hangingTool('hang2', observed)], toolTimeoutMs: 20 }).run('x', session()).catch((e) => e);
+    const error = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model,
+      tools: [hangingTool('hang2', observed)],
+      toolTimeoutMs: 20,
+    })
+      .run('x', session())
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ToolCallFailedError);
     expect(error.code).toBe('TOOL_TIMEOUT');
     expect(observed.aborted).toBeDefined();
@@ -409,7 +474,13 @@ describe('timeouts and cancellation', () => {
       },
       { text: 'never' },
     ]);
-    const error = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [hangingTool('hang3', observed)], errorPolicy: 'redact' })
+    const error = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model,
+      tools: [hangingTool('hang3', observed)],
+      errorPolicy: 'redact',
+    })
       .run('x', { ...session(), signal: controller.signal })
       .catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
@@ -422,7 +493,12 @@ describe('timeouts and cancellation', () => {
     const model = new ScriptedModel([{ text: 'never' }]);
     const controller = new AbortController();
     controller.abort();
-    await expect(new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool] }).run('x', { ...session(), signal: controller.signal })).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(
+      new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool] }).run('x', {
+        ...session(),
+        signal: controller.signal,
+      }),
+    ).rejects.toBeInstanceOf(RunAbortedError);
     expect(model.requests).toHaveLength(0);
   });
 });
@@ -438,10 +514,18 @@ describe('hooks', () => {
       afterToolCall: (event) => (event.name === 'lookup' ? JSON.stringify({ ...JSON.parse(event.result), total: 'hidden' }) : undefined),
     };
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'l', name: 'lookup', arguments: { order_id: 'a-1' } }, { id: 'r', name: 'refund', arguments: { order_id: 'A-1' } }] },
+      {
+        toolCalls: [
+          { id: 'l', name: 'lookup', arguments: { order_id: 'a-1' } },
+          { id: 'r', name: 'refund', arguments: { order_id: 'A-1' } },
+        ],
+      },
       { text: 'ok' },
     ]);
-    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool, RefundTool], hooks }).run('x', session());
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: [LookupTool, RefundTool], hooks }).run(
+      'x',
+      session(),
+    );
 
     const [lookup, refund] = toolMessages(model.requests[1].messages);
     expect(JSON.parse(lookup.content)).toEqual({ status: 'found', order_id: 'A-1', total: 'hidden' });
@@ -470,15 +554,28 @@ describe('hooks', () => {
         log.push(`end ${e.status}`);
       },
     };
-    const tracing: AgentHooks = { beforeToolCall: (e) => void log.push(`before ${e.name}`), afterToolCall: (e) => void log.push(`after ${e.name}`) };
+    const tracing: AgentHooks = {
+      beforeToolCall: (e) => void log.push(`before ${e.name}`),
+      afterToolCall: (e) => void log.push(`after ${e.name}`),
+    };
     const model = new ScriptedModel([
       { toolCalls: [{ name: 'refund', arguments: { order_id: '' } }] },
       { toolCalls: [{ name: 'lookup', arguments: { order_id: 'A-1' } }] },
       { text: 'done' },
     ]);
-    await new Agent({ store: new InMemoryStore(), name: 'support', model, tools: [LookupTool, RefundTool], hooks: [audit, tracing] }).run('hello', session());
+    await new Agent({ store: new InMemoryStore(), name: 'support', model, tools: [LookupTool, RefundTool], hooks: [audit, tracing] }).run(
+      'hello',
+      session(),
+    );
 
-    expect(log).toEqual(['start', 'before refund', 'error refund INVALID_ARGUMENTS retry', 'before lookup', 'after lookup', 'end completed']);
+    expect(log).toEqual([
+      'start',
+      'before refund',
+      'error refund INVALID_ARGUMENTS retry',
+      'before lookup',
+      'after lookup',
+      'end completed',
+    ]);
     expect(start).toMatchObject({ agentName: 'support', sessionId: 's-1', userId: 'u-1', input: 'hello', resumed: false });
     expect(end!.runId).toBe(start!.runId);
     expect(end!.durationMs).toBeGreaterThanOrEqual(0);

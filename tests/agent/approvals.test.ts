@@ -68,7 +68,8 @@ beforeEach(() => {
 
 const who = { sessionId: 's-1', userId: 'u-1' };
 const pay = (amount: number, id = 'call-pay') => ({ toolCalls: [{ id, name: 'pay_refund', arguments: { order_id: 'A-1', amount } }] });
-const lastTool = (messages: readonly Message[]) => [...messages].reverse().find((m) => m.role === 'tool') as Extract<Message, { role: 'tool' }>;
+const lastTool = (messages: readonly Message[]) =>
+  [...messages].reverse().find((m) => m.role === 'tool') as Extract<Message, { role: 'tool' }>;
 
 describe('approvals', () => {
   it('pauses before a tool that needs approval, and runs it once approved', async () => {
@@ -79,7 +80,9 @@ describe('approvals', () => {
     const paused = await agent.run('refund 30', who);
     expect(paused.status).toBe('paused');
     expect(paused.output).toBeNull();
-    expect(paused.approvals).toEqual([{ toolCallId: 'call-pay', name: 'pay_refund', arguments: '{"order_id":"A-1","amount":30}', args: { order_id: 'A-1', amount: 30 } }]);
+    expect(paused.approvals).toEqual([
+      { toolCallId: 'call-pay', name: 'pay_refund', arguments: '{"order_id":"A-1","amount":30}', args: { order_id: 'A-1', amount: 30 } },
+    ]);
     expect(ledger.refunds).toHaveLength(0);
     expect(await agent.pendingApprovals(who)).toHaveLength(1);
 
@@ -102,7 +105,11 @@ describe('approvals', () => {
 
     const done = await agent.reject(who, 'call-pay', 'The order was already replaced');
     expect(ledger.refunds).toHaveLength(0);
-    expect(JSON.parse(done.output!)).toEqual({ status: 'error', code: 'REJECTED', message: 'A human rejected this call: The order was already replaced' });
+    expect(JSON.parse(done.output!)).toEqual({
+      status: 'error',
+      code: 'REJECTED',
+      message: 'A human rejected this call: The order was already replaced',
+    });
     expect(done.toolCalls[0].status).toBe('rejected');
     expect(lastTool(model.requests[1].messages).isError).toBe(true);
   });
@@ -119,11 +126,26 @@ describe('approvals', () => {
 
   it('evaluates an approval function on the validated arguments and the real user', async () => {
     const calls = (amount: number) => ({ toolCalls: [{ name: 'big_refund', arguments: { order_id: 'A-1', amount } }] });
-    const small = await new Agent({ store: new InMemoryStore(), name: 'a', model: new ScriptedModel([calls(20), { text: 'ok' }]), tools: [ThresholdRefundTool] }).run('x', who);
+    const small = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model: new ScriptedModel([calls(20), { text: 'ok' }]),
+      tools: [ThresholdRefundTool],
+    }).run('x', who);
     expect(small.status).toBe('completed');
-    const big = await new Agent({ store: new InMemoryStore(), name: 'a', model: new ScriptedModel([calls(500)]), tools: [ThresholdRefundTool] }).run('x', who);
+    const big = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model: new ScriptedModel([calls(500)]),
+      tools: [ThresholdRefundTool],
+    }).run('x', who);
     expect(big.status).toBe('paused');
-    const intern = await new Agent({ store: new InMemoryStore(), name: 'a', model: new ScriptedModel([calls(20)]), tools: [ThresholdRefundTool] }).run('x', { sessionId: 's-2', userId: 'intern' });
+    const intern = await new Agent({
+      store: new InMemoryStore(),
+      name: 'a',
+      model: new ScriptedModel([calls(20)]),
+      tools: [ThresholdRefundTool],
+    }).run('x', { sessionId: 's-2', userId: 'intern' });
     expect(intern.status).toBe('paused');
   });
 
@@ -171,9 +193,9 @@ describe('approvals', () => {
     await expect(agent.resume(who, { 'call-pay': { approve: false, reason: '' } })).rejects.toBeInstanceOf(ApprovalDecisionError);
     await expect(agent.approve({ sessionId: 's-1', userId: 'mallory' }, 'call-pay')).rejects.toBeInstanceOf(SessionForbiddenError);
     // Another agent's name sees no run of its own.
-    await expect(new Agent({ name: 'b', model: new ScriptedModel([]), tools: [PayRefundTool], store }).approve(who, 'call-pay')).rejects.toBeInstanceOf(
-      RunNotFoundError,
-    );
+    await expect(
+      new Agent({ name: 'b', model: new ScriptedModel([]), tools: [PayRefundTool], store }).approve(who, 'call-pay'),
+    ).rejects.toBeInstanceOf(RunNotFoundError);
     expect(ledger.refunds).toHaveLength(0);
   });
 
@@ -242,7 +264,12 @@ describe('idempotency keys', () => {
     expect(ledger.refunds).toHaveLength(1);
 
     // The run is still paused in the store; resuming again replays the same call id.
-    const retried = new Agent({ name: 'support', model: new ScriptedModel([(r) => ({ text: lastTool(r.messages).content })]), tools: [PayRefundTool], store });
+    const retried = new Agent({
+      name: 'support',
+      model: new ScriptedModel([(r) => ({ text: lastTool(r.messages).content })]),
+      tools: [PayRefundTool],
+      store,
+    });
     const done = await retried.approve(who, 'call-pay');
     expect(ledger.refunds).toHaveLength(1);
     expect(JSON.parse(done.output!)).toEqual({ status: 'already_refunded', order: 'A-1', amount: 40 });

@@ -66,7 +66,10 @@ describe('per-turn tool catalog', () => {
   it("asks isEnabled with the real user's context, and refuses a call to a tool that was not offered", async () => {
     const registry = ToolRegistry.build({ tools });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_customer', arguments: { text: 'bob' } }] }, { text: 'cannot' }]);
-    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry }).run('delete bob', { sessionId: 's-1', userId: 'u-1' });
+    const result = await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry }).run('delete bob', {
+      sessionId: 's-1',
+      userId: 'u-1',
+    });
 
     expect(enabledChecks).toContain('u-1');
     expect(offered(model)).toEqual(['list_orders', 'send_invoice']);
@@ -75,7 +78,10 @@ describe('per-turn tool catalog', () => {
     expect((registry.get('delete_customer') as unknown as DeleteCustomerTool).ran).toBe(0);
 
     const admin = new ScriptedModel([{ toolCalls: [{ name: 'delete_customer', arguments: { text: 'bob' } }] }, { text: 'done' }]);
-    await new Agent({ store: new InMemoryStore(), name: 'a', model: admin, tools: registry }).run('delete bob', { sessionId: 's-2', userId: 'admin' });
+    await new Agent({ store: new InMemoryStore(), name: 'a', model: admin, tools: registry }).run('delete bob', {
+      sessionId: 's-2',
+      userId: 'admin',
+    });
     expect(offered(admin)).toContain('delete_customer');
     expect((registry.get('delete_customer') as unknown as DeleteCustomerTool).ran).toBe(1);
   });
@@ -100,7 +106,20 @@ describe('per-turn tool catalog', () => {
   });
 
   describe('top-k search over a large catalog', () => {
-    const VOCAB = ['shipment', 'warehouse', 'inventory', 'ticket', 'coupon', 'invoice', 'address', 'customer', 'report', 'label', 'carrier', 'stock'];
+    const VOCAB = [
+      'shipment',
+      'warehouse',
+      'inventory',
+      'ticket',
+      'coupon',
+      'invoice',
+      'address',
+      'customer',
+      'report',
+      'label',
+      'carrier',
+      'stock',
+    ];
     const VERBS = ['create', 'update', 'list', 'archive', 'export', 'sync', 'audit', 'merge'];
     const calls: string[] = [];
 
@@ -124,10 +143,18 @@ describe('per-turn tool catalog', () => {
         const verb = VERBS[i % VERBS.length];
         const noun = VOCAB[Math.floor(i / VERBS.length) % VOCAB.length];
         const other = VOCAB[(i * 7) % VOCAB.length];
-        classes.push(make({ name: `${verb}_${noun}_${i}`, description: `${verb} a ${noun} record linked to a ${other} (variant ${i})`, parameters: params }));
+        classes.push(
+          make({
+            name: `${verb}_${noun}_${i}`,
+            description: `${verb} a ${noun} record linked to a ${other} (variant ${i})`,
+            parameters: params,
+          }),
+        );
       }
       classes.push(make({ name: 'process_refund', description: 'Process a refund for a damaged or lost order', parameters: params }));
-      classes.push(make({ name: 'approve_refund_exception', description: 'Approve a refund outside the policy window', parameters: params }, true));
+      classes.push(
+        make({ name: 'approve_refund_exception', description: 'Approve a refund outside the policy window', parameters: params }, true),
+      );
       return classes;
     }
 
@@ -154,13 +181,22 @@ describe('per-turn tool catalog', () => {
 
     it('a user allowed to see a guarded tool gets it', async () => {
       const model = new ScriptedModel([{ text: 'ok' }]);
-      await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry, catalog: { topK: 3 } }).run('approve a refund exception', { sessionId: 's-2', userId: 'finance' });
+      await new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry, catalog: { topK: 3 } }).run(
+        'approve a refund exception',
+        { sessionId: 's-2', userId: 'finance' },
+      );
       expect(offered(model)[0]).toBe('approve_refund_exception');
     });
 
     it('always-offered tools come first, and a message with no match offers only them', async () => {
       const model = new ScriptedModel([{ text: 'a' }, { text: 'b' }]);
-      const agent = new Agent({ store: new InMemoryStore(), name: 'a', model, tools: registry, catalog: { topK: 3, always: ['list_warehouse_10'] } });
+      const agent = new Agent({
+        store: new InMemoryStore(),
+        name: 'a',
+        model,
+        tools: registry,
+        catalog: { topK: 3, always: ['list_warehouse_10'] },
+      });
       await agent.run('shipment carrier label', { sessionId: 's-3', userId: 'u-1' });
       await agent.run('zzzz qqqq', { sessionId: 's-4', userId: 'u-1' });
       expect(offered(model, 0)[0]).toBe('list_warehouse_10');

@@ -131,23 +131,28 @@ describe('one decision, one call', () => {
     expect(toolResults(history).map((m) => m.toolCallId)).toEqual(ids);
   });
 
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('looks up call id %s as an own key: it waits for its own decision', async (id) => {
-    const store = new InMemoryStore();
-    const agent = (model: ScriptedModel) => new Agent({ name: 'support', model, tools: [PayRefundTool], store });
-    const paused = await agent(new ScriptedModel([{ toolCalls: [payCall(id, 5), payCall('other', 6)] }])).run('refund', who);
-    expect(paused.approvals.map((a) => a.toolCallId)).toEqual([id, 'other']);
-    const half = await agent(new ScriptedModel([])).approve(who, 'other');
-    expect(half.approvals.map((a) => a.toolCallId)).toEqual([id]);
-    await expect(agent(new ScriptedModel([])).pendingApprovals(who)).resolves.toEqual([expect.objectContaining({ toolCallId: id })]);
-    const done = await agent(new ScriptedModel([{ text: 'ok' }])).approve(who, id);
-    expect(done.status).toBe('completed');
-    expect(ledger.refunds.map((r) => r.amount)).toEqual([5, 6]);
-    expect(({} as Record<string, unknown>).approve).toBeUndefined();
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'looks up call id %s as an own key: it waits for its own decision',
+    async (id) => {
+      const store = new InMemoryStore();
+      const agent = (model: ScriptedModel) => new Agent({ name: 'support', model, tools: [PayRefundTool], store });
+      const paused = await agent(new ScriptedModel([{ toolCalls: [payCall(id, 5), payCall('other', 6)] }])).run('refund', who);
+      expect(paused.approvals.map((a) => a.toolCallId)).toEqual([id, 'other']);
+      const half = await agent(new ScriptedModel([])).approve(who, 'other');
+      expect(half.approvals.map((a) => a.toolCallId)).toEqual([id]);
+      await expect(agent(new ScriptedModel([])).pendingApprovals(who)).resolves.toEqual([expect.objectContaining({ toolCallId: id })]);
+      const done = await agent(new ScriptedModel([{ text: 'ok' }])).approve(who, id);
+      expect(done.status).toBe('completed');
+      expect(ledger.refunds.map((r) => r.amount)).toEqual([5, 6]);
+      expect(({} as Record<string, unknown>).approve).toBeUndefined();
+    },
+  );
 
   it.each(['constructor', 'toString', '__proto__', 'valueOf'])('counts retries of an unknown tool named %s as a number', async (name) => {
     const model = new ScriptedModel(() => ({ toolCalls: [{ name, arguments: {} }] }));
-    const error = await new Agent({ name: 'a', model, tools: [LookupTool], store: new InMemoryStore() }).run('x', who).catch((e: unknown) => e);
+    const error = await new Agent({ name: 'a', model, tools: [LookupTool], store: new InMemoryStore() })
+      .run('x', who)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RetryBudgetExceededError);
     expect((error as RetryBudgetExceededError).attempts).toBe(3);
     expect(model.requests).toHaveLength(3);
@@ -158,7 +163,9 @@ describe('one decision, one call', () => {
     const agent = (model: ScriptedModel) => new Agent({ name: 'support', model, tools: [PayRefundTool], store, retryBudget: 0 });
     await agent(new ScriptedModel([{ toolCalls: [payCall('p1', 80)] }])).run('refund', who);
     const untouched = new ScriptedModel([{ text: 'never' }]);
-    const error = await agent(untouched).approve(who, 'p1', { order_id: 'A-1', amount: -5 }).catch((e: unknown) => e);
+    const error = await agent(untouched)
+      .approve(who, 'p1', { order_id: 'A-1', amount: -5 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApprovalDecisionError);
     expect((error as ApprovalDecisionError).errors).toEqual([expect.objectContaining({ path: 'amount', constraint: 'min' })]);
     expect(untouched.requests).toHaveLength(0);
@@ -258,9 +265,9 @@ describe('failures that must not corrupt a session', () => {
     expect((await store.loadSession({ sessionId: 's-1' }))!.history).toHaveLength(3);
     // A raw error from a hand-written model is typed the same way.
     const raw = new ScriptedModel([{ error: new Error('socket hang up') }]);
-    await expect(new Agent({ name: 'a', model: raw, store: new InMemoryStore(), tools: [LookupTool] }).run('go', who)).rejects.toBeInstanceOf(
-      ModelCallFailedError,
-    );
+    await expect(
+      new Agent({ name: 'a', model: raw, store: new InMemoryStore(), tools: [LookupTool] }).run('go', who),
+    ).rejects.toBeInstanceOf(ModelCallFailedError);
   });
 });
 
@@ -302,7 +309,9 @@ describe('what the peers have', () => {
     }
     // An adapter (the AI SDK's) hands the model the same correctable error.
     const { toAiSdkTools } = await import('../../src/adapters/ai-sdk');
-    const tools = toAiSdkTools(registry, { session: { context: new AgentContext({ sessionId: 's' }), memory: new AgentMemory({ agentName: 'a', userId: 'u' }) } });
+    const tools = toAiSdkTools(registry, {
+      session: { context: new AgentContext({ sessionId: 's' }), memory: new AgentMemory({ agentName: 'a', userId: 'u' }) },
+    });
     const seen = await tools.lookup!.execute!({ order_id: '9' }, { toolCallId: 't', messages: [] });
     expect(seen).toMatchObject({ status: 'error', code: 'MODEL_RETRY' });
   });

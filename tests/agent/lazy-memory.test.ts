@@ -14,7 +14,6 @@ import {
   type ToolInterface,
 } from 'toolwright';
 
-
 class TextInput {
   @Param({ description: 'Text' }) @IsString() @MinLength(1) text!: string;
 }
@@ -96,7 +95,11 @@ describe('memory is loaded only when a run may read it', () => {
     expect(express.hits.sort()).toEqual(['express is urgent', 'likes express shipping']);
     expect(express.facts).toBe(3);
     expect(oslo.hits).toEqual(['lives in Oslo']);
-    expect((await store.loadMemory(memoryKey))!.entries.map((e) => e.content)).toEqual(['likes express shipping', 'lives in Oslo', 'express is urgent']);
+    expect((await store.loadMemory(memoryKey))!.entries.map((e) => e.content)).toEqual([
+      'likes express shipping',
+      'lives in Oslo',
+      'express is urgent',
+    ]);
   });
 
   it('a tool reading memory it did not declare fails with a typed error naming the fix', async () => {
@@ -115,14 +118,21 @@ describe('memory is loaded only when a run may read it', () => {
     await seed(store, ['prefers email']);
     store.memoryLoads = 0;
     const model = new ScriptedModel([{ text: 'ok' }]);
-    const instructions = (_c: AgentContext, memory: AgentMemory) => `Facts: ${memory.getFacts().map((f) => f.content).join('; ')}`;
+    const instructions = (_c: AgentContext, memory: AgentMemory) =>
+      `Facts: ${memory
+        .getFacts()
+        .map((f) => f.content)
+        .join('; ')}`;
     await new Agent({ name: 'a', model, tools: [EchoTool], store, instructions }).run('hi', who);
     expect(model.requests[0].instructions).toBe('Facts: prefers email');
     expect(store.memoryLoads).toBe(1);
 
     await new Agent({ name: 'a', model: new ScriptedModel([{ text: 'ok' }]), tools: [EchoTool], store, loadMemory: true }).run('hi', who);
     expect(store.memoryLoads).toBe(2);
-    await new Agent({ name: 'a', model: new ScriptedModel([{ text: 'ok' }]), tools: [EchoTool], store, instructions: () => 'static' }).run('hi', who);
+    await new Agent({ name: 'a', model: new ScriptedModel([{ text: 'ok' }]), tools: [EchoTool], store, instructions: () => 'static' }).run(
+      'hi',
+      who,
+    );
     expect(store.memoryLoads).toBe(2);
   });
 
@@ -131,11 +141,22 @@ describe('memory is loaded only when a run may read it', () => {
     expect(memory.loaded).toBe(false);
     memory.addFact('new');
     memory.updateSummary('s2');
-    for (const read of [() => memory.getAll(), () => memory.getFacts(), () => memory.getLearnings(), () => memory.getPreferences(), () => memory.search('x')]) {
+    for (const read of [
+      () => memory.getAll(),
+      () => memory.getFacts(),
+      () => memory.getLearnings(),
+      () => memory.getPreferences(),
+      () => memory.search('x'),
+    ]) {
       expect(read).toThrow(MemoryNotLoadedError);
     }
     expect(memory.getSummary()).toBe('s2'); // written in this run: known without loading
-    memory.hydrate({ ...memoryKey, entries: [{ id: 'e0', type: 'fact', content: 'old', createdAt: '2024-01-01T00:00:00.000Z' }], summary: 's1', version: 1 });
+    memory.hydrate({
+      ...memoryKey,
+      entries: [{ id: 'e0', type: 'fact', content: 'old', createdAt: '2024-01-01T00:00:00.000Z' }],
+      summary: 's1',
+      version: 1,
+    });
     expect(memory.getFacts().map((f) => f.content)).toEqual(['old', 'new']);
     expect(memory.getSummary()).toBe('s2');
     expect(memory.search('old').map((h) => h.id)).toEqual(['e0']);

@@ -137,7 +137,11 @@ describe.each([
     const sessionId = sid();
     const note = { toolCalls: [{ name: 'remember', arguments: { text: `anonymous secret of ${sessionId}` } }] };
     await agent(new ScriptedModel([note, { text: 'ok' }])).run('remember this', { sessionId });
-    const instructions = (_c: AgentContext, memory: AgentMemory) => memory.getFacts().map((f) => f.content).join('; ');
+    const instructions = (_c: AgentContext, memory: AgentMemory) =>
+      memory
+        .getFacts()
+        .map((f) => f.content)
+        .join('; ');
     for (const userId of [`session:${sessionId}`, `#session:${sessionId}`, `##session:${sessionId}`]) {
       const model = new ScriptedModel([{ text: 'hi' }]);
       await new Agent({ name: 'support', instructions, model, tools, store }).run('what do you know?', { sessionId: sid(), userId });
@@ -238,9 +242,15 @@ describe.each([
   it('refuses ids no store can keep exactly with InvalidIdError before the model runs, the same on every store', async () => {
     const bad = ['a\u0000b', 'lone \uD800', '\uDFFF', 'x'.repeat(10_000), ''];
     for (const id of bad) {
-      for (const options of [{ sessionId: id, userId: 'u' }, { sessionId: sid(), userId: id }, { sessionId: sid(), tenantId: id }]) {
+      for (const options of [
+        { sessionId: id, userId: 'u' },
+        { sessionId: sid(), userId: id },
+        { sessionId: sid(), tenantId: id },
+      ]) {
         const model = new ScriptedModel([{ text: 'never' }]);
-        const error = await agent(model).run('hi', options).catch((e: unknown) => e);
+        const error = await agent(model)
+          .run('hi', options)
+          .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(InvalidIdError);
         expect((error as InvalidIdError).code).toBe('INVALID_ID');
         expect(model.requests).toHaveLength(0);

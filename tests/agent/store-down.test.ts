@@ -63,11 +63,20 @@ describe('a store that is down', () => {
       .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(StoreUnavailableError);
     // Only the owner's claim, made before the model ran, is there: nothing of the turn.
-    expect(await store.loadSession({ sessionId: 's-1' })).toMatchObject({ userId: 'u-1', state: {}, history: [], userInput: null, version: 0 });
+    expect(await store.loadSession({ sessionId: 's-1' })).toMatchObject({
+      userId: 'u-1',
+      state: {},
+      history: [],
+      userInput: null,
+      version: 0,
+    });
     expect(await store.loadSession({ sessionId: 'other' })).toEqual(before);
 
     store.down = false;
-    const result = await new Agent({ name: 'notes', model: script(), tools: [NoteTool], store }).run('note hello', { sessionId: 's-1', userId: 'u-1' });
+    const result = await new Agent({ name: 'notes', model: script(), tools: [NoteTool], store }).run('note hello', {
+      sessionId: 's-1',
+      userId: 'u-1',
+    });
     expect(result.output).toBe('Noted.');
     expect((await store.loadSession({ sessionId: 's-1' }))?.state.note).toBe('hello');
   });

@@ -106,7 +106,9 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
     it('says which path is missing (exit 3)', async () => {
       const { code, stderr } = await run('list', '--module', 'tests/fixtures/nope.ts');
       expect(code).toBe(3);
-      expect(stderr).toBe(`toolwright: Module not found: ${join(ROOT, 'tests/fixtures/nope.ts')}. Check the --module path (relative paths start at ${ROOT}).\n`);
+      expect(stderr).toBe(
+        `toolwright: Module not found: ${join(ROOT, 'tests/fixtures/nope.ts')}. Check the --module path (relative paths start at ${ROOT}).\n`,
+      );
     });
 
     it('explains the default module when there is none (exit 3)', async () => {
@@ -152,10 +154,14 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
     });
 
     it('serves over Streamable HTTP behind --token and stops cleanly on SIGTERM', async () => {
-      child = spawn(process.execPath, [cli.main, 'mcp', '--http', '127.0.0.1:0', '--token', 's3cret', '--user', 'ops', '--module', cli.fixture], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      child = spawn(
+        process.execPath,
+        [cli.main, 'mcp', '--http', '127.0.0.1:0', '--token', 's3cret', '--user', 'ops', '--module', cli.fixture],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
       const url = await new Promise<string>((resolve, reject) => {
         let stderr = '';
@@ -171,7 +177,9 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
       await expect(denied.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/401|Unauthorized/);
 
       const client = new Client({ name: 'with-token', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer s3cret' } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer s3cret' } } }),
+      );
       const result = await client.callTool({ name: 'note', arguments: { text: 'over http' } });
       expect(JSON.parse((result.content as [{ text: string }])[0].text)).toMatchObject({ notes: ['over http'], userId: 'ops' });
       await client.close();

@@ -43,7 +43,10 @@ describe('toolwright loads tools modules in ESM apps', () => {
     writeFileSync(join(app, 'tools.ts'), TOOLS(join(dirname(cli.main), '..', 'index.js')));
     // The default module, importing a sibling TypeScript file with the `.js` suffix ESM requires.
     writeFileSync(join(app, 'toolwright.config.ts'), "export { registry } from './tools.js';\n");
-    writeFileSync(join(app, 'config.mts'), "import { registry as r } from './tools.js';\nexport const registry = await Promise.resolve(r); // top-level await\n");
+    writeFileSync(
+      join(app, 'config.mts'),
+      "import { registry as r } from './tools.js';\nexport const registry = await Promise.resolve(r); // top-level await\n",
+    );
     writeFileSync(join(app, 'config.cts'), "import { registry } from './tools.js';\nexport default registry;\n");
     writeFileSync(join(app, 'broken.ts'), "import './tools.js';\nthrow new Error('cannot reach the config service');\n");
   }, 300_000);
@@ -53,20 +56,27 @@ describe('toolwright loads tools modules in ESM apps', () => {
     ['./toolwright.config.ts (the default)', []],
     ['config.mts (top-level await)', ['--module', 'config.mts']],
     ['config.cts', ['--module', 'config.cts']],
-  ])('%s: lists the tool with the schema its decorators describe, and validates calls by them', async (_label, module) => {
-    const [listed, ok, invalid] = await Promise.all([
-      runNode(cli.main, ['list', '--format', 'json', ...module], app),
-      runNode(cli.main, ['call', 'greet', '{"name":"ada"}', ...module], app),
-      runNode(cli.main, ['call', 'greet', '{"name":"a"}', ...module], app),
-    ]);
-    expect(listed.stderr).toBe('');
-    expect(JSON.parse(listed.stdout)).toEqual([
-      expect.objectContaining({ name: 'greet', parameters: expect.objectContaining({ properties: { name: { type: 'string', minLength: 2, description: 'Who to greet' } } }) }),
-    ]);
-    expect(ok).toEqual({ code: 0, stdout: '{"greeting":"hello ada"}\n', stderr: '' });
-    expect(invalid.code).toBe(2);
-    expect(invalid.stderr).toContain('INVALID_ARGUMENTS');
-  }, 180_000);
+  ])(
+    '%s: lists the tool with the schema its decorators describe, and validates calls by them',
+    async (_label, module) => {
+      const [listed, ok, invalid] = await Promise.all([
+        runNode(cli.main, ['list', '--format', 'json', ...module], app),
+        runNode(cli.main, ['call', 'greet', '{"name":"ada"}', ...module], app),
+        runNode(cli.main, ['call', 'greet', '{"name":"a"}', ...module], app),
+      ]);
+      expect(listed.stderr).toBe('');
+      expect(JSON.parse(listed.stdout)).toEqual([
+        expect.objectContaining({
+          name: 'greet',
+          parameters: expect.objectContaining({ properties: { name: { type: 'string', minLength: 2, description: 'Who to greet' } } }),
+        }),
+      ]);
+      expect(ok).toEqual({ code: 0, stdout: '{"greeting":"hello ada"}\n', stderr: '' });
+      expect(invalid.code).toBe(2);
+      expect(invalid.stderr).toContain('INVALID_ARGUMENTS');
+    },
+    180_000,
+  );
 
   it('over MCP stdio, a module that fails to load prints its reason on stderr and exits 3', async () => {
     const { code, stdout, stderr } = await runNode(cli.main, ['mcp', '--module', 'broken.ts'], app);

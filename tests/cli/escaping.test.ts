@@ -32,7 +32,13 @@ describe('CLI output never carries terminal control characters', () => {
     expect(name.code).toBe(2);
     expect(name.stderr).toContain('evil\\x1b[2Jname');
     expect(name.stderr).not.toMatch(CONTROL);
-    const args = await runNode(cli.main, ['call', 'hostile_result', '{"text": 1, "\\u001b]0;x\\u0007": 2}', '--module', cli.hostileFixture]);
+    const args = await runNode(cli.main, [
+      'call',
+      'hostile_result',
+      '{"text": 1, "\\u001b]0;x\\u0007": 2}',
+      '--module',
+      cli.hostileFixture,
+    ]);
     expect(args.code).toBe(2);
     expect(args.stderr).toContain('INVALID_ARGUMENTS');
     expect(args.stderr).toContain('\\x1b]0;x\\x07');

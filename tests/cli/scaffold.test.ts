@@ -40,7 +40,9 @@ describe('toolwright new tool (built CLI)', () => {
     expect((await runNode(cli.main, ['new', 'tool', 'Refund'], dir)).code).toBe(0);
     const again = await runNode(cli.main, ['new', 'tool', 'Refund'], dir);
     expect(again.code).toBe(4);
-    expect(again.stderr).toContain(`Not overwriting ${join(dir, 'src/tools/refund.tool.ts')} and ${join(dir, 'tests/tools/refund.tool.test.ts')}`);
+    expect(again.stderr).toContain(
+      `Not overwriting ${join(dir, 'src/tools/refund.tool.ts')} and ${join(dir, 'tests/tools/refund.tool.test.ts')}`,
+    );
     expect(again.stderr).toContain('--force');
     expect((await runNode(cli.main, ['new', 'tool', 'Refund', '--force', '--dir', 'lib', '--test-dir', 'spec'], dir)).code).toBe(0);
     expect(existsSync(join(dir, 'lib/refund.tool.ts'))).toBe(true);

@@ -56,7 +56,7 @@ describe('ToolRegistry.build leaves no process-wide state behind', () => {
     expect(Container.get(Ledger).entries).toContain('t_3_1:A-1');
   });
 
-  it('building the same tools again adds nothing either, class-transformer\'s per-class caches included', () => {
+  it("building the same tools again adds nothing either, class-transformer's per-class caches included", () => {
     const tools = [defineTool('again_a'), defineTool('again_b')];
     ToolRegistry.build({ tools });
     // class-transformer caches each class's ancestors on first lookup: once per class, never per registry.

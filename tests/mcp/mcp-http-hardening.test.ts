@@ -7,7 +7,12 @@ import { InMemoryStore, SqliteStore, type SessionStore } from '../../src';
 import { McpServeConfigError, serveHttp, tokenAuth, type HttpHandle, type HttpServeOptions } from '../../src/mcp';
 import { registry } from '../fixtures/toolwright.config';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const handles: HttpHandle[] = [];
@@ -24,7 +29,9 @@ async function serve(options: HttpServeOptions = {}): Promise<HttpHandle> {
 }
 
 async function connect(url: string, token?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} },
+  });
   const client = new Client({ name: 'hardening', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
@@ -32,7 +39,9 @@ async function connect(url: string, token?: string): Promise<{ client: Client; t
 }
 
 const note = async (client: Client, text: string) =>
-  JSON.parse(((await client.callTool({ name: 'note', arguments: { text } })) as CallToolResult & { content: { text: string }[] }).content[0].text);
+  JSON.parse(
+    ((await client.callTool({ name: 'note', arguments: { text } })) as CallToolResult & { content: { text: string }[] }).content[0].text,
+  );
 
 /** Raw HTTP with headers fetch will not let us set (Host). */
 function rawPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
@@ -85,21 +94,41 @@ const residue = (store: InMemoryStore) => {
 describe('MCP over HTTP: Origin and Host', () => {
   it('answers a foreign Origin with 403 and accepts its own loopback origin and configured ones', async () => {
     const handle = await serve({});
-    const foreign = await fetch(handle.url, { method: 'POST', headers: { ...MCP_HEADERS, origin: 'http://evil.example' }, body: JSON.stringify(INIT) });
+    const foreign = await fetch(handle.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: 'http://evil.example' },
+      body: JSON.stringify(INIT),
+    });
     expect(foreign.status).toBe(403);
-    const own = await fetch(handle.url, { method: 'POST', headers: { ...MCP_HEADERS, origin: `http://localhost:${handle.port}` }, body: JSON.stringify(INIT) });
+    const own = await fetch(handle.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: `http://localhost:${handle.port}` },
+      body: JSON.stringify(INIT),
+    });
     expect(own.status).toBe(200);
 
     const configured = await serve({ allowedOrigins: ['https://app.example.com'] });
-    const allowed = await fetch(configured.url, { method: 'POST', headers: { ...MCP_HEADERS, origin: 'https://app.example.com' }, body: JSON.stringify(INIT) });
+    const allowed = await fetch(configured.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: 'https://app.example.com' },
+      body: JSON.stringify(INIT),
+    });
     expect(allowed.status).toBe(200);
-    const other = await fetch(configured.url, { method: 'POST', headers: { ...MCP_HEADERS, origin: `http://localhost:${configured.port}` }, body: JSON.stringify(INIT) });
+    const other = await fetch(configured.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: `http://localhost:${configured.port}` },
+      body: JSON.stringify(INIT),
+    });
     expect(other.status).toBe(403);
   });
 
   it('answers a foreign Host with 403 on every request, before auth', async () => {
     const handle = await serve({ auth: tokenAuth({ secret: { userId: 'u' } }) });
-    const rebound = await rawPost(handle.url, { ...MCP_HEADERS, host: 'attacker.example:80', authorization: 'Bearer secret' }, JSON.stringify(INIT));
+    const rebound = await rawPost(
+      handle.url,
+      { ...MCP_HEADERS, host: 'attacker.example:80', authorization: 'Bearer secret' },
+      JSON.stringify(INIT),
+    );
     expect(rebound.status).toBe(403);
     const ok = await rawPost(handle.url, { ...MCP_HEADERS, authorization: 'Bearer secret' }, JSON.stringify(INIT));
     expect(ok.status).toBe(200);
@@ -109,8 +138,15 @@ describe('MCP over HTTP: Origin and Host', () => {
 describe('MCP over HTTP: bind safety and tokens', () => {
   it('refuses a non-loopback address without auth unless told so, and then wants Host and Origin allow-lists', async () => {
     await expect(serveHttp(registry, { host: '0.0.0.0' })).rejects.toThrow(McpServeConfigError);
-    await expect(serveHttp(registry, { host: '0.0.0.0', allowUnauthenticated: true })).rejects.toMatchObject({ code: 'INVALID_MCP_CONFIG' });
-    const open = await serve({ host: '0.0.0.0', allowUnauthenticated: true, allowedHosts: ['mcp.internal:1'], allowedOrigins: ['https://app.internal'] });
+    await expect(serveHttp(registry, { host: '0.0.0.0', allowUnauthenticated: true })).rejects.toMatchObject({
+      code: 'INVALID_MCP_CONFIG',
+    });
+    const open = await serve({
+      host: '0.0.0.0',
+      allowUnauthenticated: true,
+      allowedHosts: ['mcp.internal:1'],
+      allowedOrigins: ['https://app.internal'],
+    });
     const url = `http://127.0.0.1:${open.port}/mcp`;
     expect((await rawPost(url, MCP_HEADERS, JSON.stringify(INIT))).status).toBe(403);
     expect((await rawPost(url, { ...MCP_HEADERS, host: 'mcp.internal:1' }, JSON.stringify(INIT))).status).toBe(200);
@@ -139,7 +175,12 @@ describe('MCP over HTTP: request size', () => {
   it('answers a body that grows past maxBodyBytes (no Content-Length) with 413, also inside a session', async () => {
     const handle = await serve({ maxBodyBytes: 4096 });
     const { client, transport } = await connect(handle.url);
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'note', arguments: { text: 'x'.repeat(10_000) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'note', arguments: { text: 'x'.repeat(10_000) } },
+    });
     const response = await fetch(handle.url, {
       method: 'POST',
       headers: { ...MCP_HEADERS, 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
@@ -233,7 +274,12 @@ describe('MCP over HTTP: stateless sessions keep their owner', () => {
     for (const handle of [one, two]) {
       const response = await fetch(handle.url, {
         method: 'POST',
-        headers: { ...MCP_HEADERS, authorization: 'Bearer tok-bob', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        headers: {
+          ...MCP_HEADERS,
+          authorization: 'Bearer tok-bob',
+          'mcp-session-id': transport.sessionId!,
+          'mcp-protocol-version': '2025-06-18',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'note', arguments: { text: 'theirs' } } }),
       });
       expect(response.status).toBe(404);

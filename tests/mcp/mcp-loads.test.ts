@@ -73,7 +73,9 @@ describe('an MCP tool call loads what the tool can read', () => {
       expect(text(await client.callTool({ name: 'count_state', arguments: { text: 'x' } }))).toEqual({ n: 1, history: 0 });
       expect(text(await client.callTool({ name: 'count_state', arguments: { text: 'x' } }))).toEqual({ n: 2, history: 0 });
       expect(store.memoryLoads).toBe(0);
-      expect(text(await client.callTool({ name: 'recall', arguments: { text: 'express' } }))).toEqual({ hits: ['Prefers express shipping'] });
+      expect(text(await client.callTool({ name: 'recall', arguments: { text: 'express' } }))).toEqual({
+        hits: ['Prefers express shipping'],
+      });
       expect(store.memoryLoads).toBe(1);
       expect(store.sessionLoads.every((o) => o?.historyLimit === 0)).toBe(true);
       // The stored history is untouched by calls that did not load it.

@@ -27,7 +27,10 @@ export interface Packed {
 export function buildAndPack(): Packed {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
   const work = mkdtempSync(join(tmpdir(), 'tw-consumer-'));
-  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!;
   return { work, tarball: join(work, name), cleanup: () => rmSync(work, { recursive: true, force: true }) };
 }
 
@@ -114,7 +117,12 @@ export interface Snippet {
  * option) and is not compiled; every other block is.
  */
 export function docSnippets(): { snippets: Snippet[]; fragments: string[] } {
-  const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const docs = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const snippets: Snippet[] = [];
   const fragments: string[] = [];
   for (const doc of docs) {
@@ -135,7 +143,11 @@ export function docSnippets(): { snippets: Snippet[]; fragments: string[] } {
         while (j >= 0 && lines[j].trimEnd().endsWith('-->')) {
           let start = j;
           while (start >= 0 && !lines[start].includes('<!--')) start--;
-          const comment = lines.slice(start, j + 1).join('\n').replace(/^[\s\S]*?<!--\s*/, '').replace(/\s*-->\s*$/, '');
+          const comment = lines
+            .slice(start, j + 1)
+            .join('\n')
+            .replace(/^[\s\S]*?<!--\s*/, '')
+            .replace(/\s*-->\s*$/, '');
           if (comment.startsWith('ts-context:')) context = `${comment.slice('ts-context:'.length).trim()}\n${context}`;
           else if (comment.trim() === 'ts-check: program') program = true;
           j = start - 1;

@@ -2,7 +2,18 @@
  * The package as users get it: `npm pack`, installed into brand-new CommonJS and ESM apps,
  * type-checked WITHOUT skipLibCheck, run. Item by item of what a newcomer hits first.
  */
-import { INTEGRATIONS, REQUIRED, SNIPPET_TOOLS, buildAndPack, createApp, docSnippets, node, tsc, tsconfig, type Packed } from './consumer-app';
+import {
+  INTEGRATIONS,
+  REQUIRED,
+  SNIPPET_TOOLS,
+  buildAndPack,
+  createApp,
+  docSnippets,
+  node,
+  tsc,
+  tsconfig,
+  type Packed,
+} from './consumer-app';
 
 /** A tool with an injected service, called through the registry: the README's first program. */
 const TOOL = `import 'reflect-metadata';
@@ -159,7 +170,12 @@ describe('packed and installed into a new app', () => {
         .filter((line) => line.trim() !== '')
         // A doc excerpt may await at top level (it stands for code inside a function); a whole program may not.
         .filter((line) => esm || !isTopLevelAwaitInExcerpt(line))
-        .map((line) => line.replace(/^snippets\/([\w.-]+)\((\d+),\d+\)/, (m, file: string) => `${snippets.find((s) => s.file === file)?.where ?? file} (${m})`));
+        .map((line) =>
+          line.replace(
+            /^snippets\/([\w.-]+)\((\d+),\d+\)/,
+            (m, file: string) => `${snippets.find((s) => s.file === file)?.where ?? file} (${m})`,
+          ),
+        );
       expect(diagnostics).toEqual([]);
       const run = node(dir, 'out/main.js');
       expect(run.stderr).toBe('');
@@ -176,7 +192,7 @@ describe('packed and installed into a new app', () => {
     300_000,
   );
 
-  it('finds the docs\' TypeScript blocks, the README\'s first tool among them as a whole program', () => {
+  it("finds the docs' TypeScript blocks, the README's first tool among them as a whole program", () => {
     expect(snippets.length).toBeGreaterThan(15);
     expect(snippets.filter((s) => s.program).map((s) => s.where.split(':')[0])).toContain('README.md');
     // As a user imports it (`from 'toolwright'`), not from this repo's ./src; ./src/tools.js is the app's own module.

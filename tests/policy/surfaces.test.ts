@@ -10,7 +10,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { Agent as OpenAIAgent, Runner, Usage, type Model as OpenAIModel, type ModelRequest as OpenAIRequest, type ModelResponse } from '@openai/agents-core';
+import {
+  Agent as OpenAIAgent,
+  Runner,
+  Usage,
+  type Model as OpenAIModel,
+  type ModelRequest as OpenAIRequest,
+  type ModelResponse,
+} from '@openai/agents-core';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { Agent, AgentContext, AgentMemory, InMemoryStore, ScriptedModel } from '../../src';
@@ -85,7 +92,9 @@ const runnerSurface: Surface = {
 let mcpServer: HttpHandle;
 const mcpClients: Client[] = [];
 async function mcpClient(token: string, elicit?: (params: unknown) => ElicitResult): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(mcpServer.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpServer.url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: 'table', version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
   if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params));
   await client.connect(transport);
@@ -110,7 +119,12 @@ const aiToolCall = (toolName: string, input: string): LanguageModelV3GenerateRes
   usage,
   warnings: [],
 });
-const aiText: LanguageModelV3GenerateResult = { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+const aiText: LanguageModelV3GenerateResult = {
+  content: [{ type: 'text', text: 'done' }],
+  finishReason: { unified: 'stop', raw: 'stop' },
+  usage,
+  warnings: [],
+};
 
 const aiSdkSurface: Surface = {
   name: 'AI SDK (generateText)',
@@ -138,9 +152,15 @@ class OpenAIFakeModel implements OpenAIModel {
   async getResponse(request: OpenAIRequest): Promise<ModelResponse> {
     this.requests.push(request);
     if (this.call && this.requests.length === 1) {
-      return { usage: new Usage(), output: [{ type: 'function_call', callId: 'call-1', name: this.call.name, arguments: this.call.arguments, status: 'completed' }] };
+      return {
+        usage: new Usage(),
+        output: [{ type: 'function_call', callId: 'call-1', name: this.call.name, arguments: this.call.arguments, status: 'completed' }],
+      };
     }
-    return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }] };
+    return {
+      usage: new Usage(),
+      output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }],
+    };
   }
   // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -175,7 +195,8 @@ const openAISurface: Surface = {
       return fromJson(model.toolOutput()!);
     } catch (error) {
       // A tool the run was not offered: the Agents SDK refuses the call itself before any tool runs.
-      if (/Tool .* not found/i.test((error as Error).message)) return { ran: false, code: 'TOOL_NOT_FOUND', text: (error as Error).message };
+      if (/Tool .* not found/i.test((error as Error).message))
+        return { ran: false, code: 'TOOL_NOT_FOUND', text: (error as Error).message };
       throw error;
     }
   },
@@ -192,7 +213,9 @@ const langChainSurface: Surface = {
   call: async (tool, args) => {
     // Every tool object exists here: the gate, not the tool list, is what refuses.
     const tools = toLangChainTools(registry, { session: aliceSession() });
-    const caller = new FakeStreamingChatModel({ chunks: [new AIMessageChunk({ content: '', tool_calls: [{ id: 'call-1', type: 'tool_call', name: tool, args }] })] });
+    const caller = new FakeStreamingChatModel({
+      chunks: [new AIMessageChunk({ content: '', tool_calls: [{ id: 'call-1', type: 'tool_call', name: tool, args }] })],
+    });
     const reply = await caller.bindTools(tools).invoke('go');
     const call = reply.tool_calls![0];
     const message = (await tools.find((t) => t.name === call.name)!.invoke({ ...call, type: 'tool_call' })) as ToolMessage;
@@ -204,12 +227,32 @@ let cli: BuiltCli;
 const cliSurface: Surface = {
   name: 'CLI (built, subprocess)',
   listed: async () => {
-    const { code, stdout } = await runNode(cli.main, ['list', '--format', 'json', '--user', 'alice', '--tenant', 't1', '--module', cli.policyFixture]);
+    const { code, stdout } = await runNode(cli.main, [
+      'list',
+      '--format',
+      'json',
+      '--user',
+      'alice',
+      '--tenant',
+      't1',
+      '--module',
+      cli.policyFixture,
+    ]);
     expect(code).toBe(0);
     return (JSON.parse(stdout) as { name: string }[]).map((t) => t.name);
   },
   call: async (tool, args) => {
-    const run = await runNode(cli.main, ['call', tool, JSON.stringify(args), '--user', 'alice', '--tenant', 't1', '--module', cli.policyFixture]);
+    const run = await runNode(cli.main, [
+      'call',
+      tool,
+      JSON.stringify(args),
+      '--user',
+      'alice',
+      '--tenant',
+      't1',
+      '--module',
+      cli.policyFixture,
+    ]);
     if (run.code === 0) return { ran: true };
     return { ran: false, code: /toolwright: ([A-Z_]+):/.exec(run.stderr)?.[1], text: run.stderr };
   },
@@ -265,7 +308,11 @@ beforeEach(() => (executed.length = 0));
 describe.each(SURFACES.map((s) => [s.name, s] as const))('%s', (_name, surface) => {
   it('lists exactly what the caller may use', async () => {
     const listed = await surface.listed();
-    expect(listed.sort()).toEqual(POLICIES.filter(([, , , shown]) => shown).map(([, tool]) => tool).sort());
+    expect(listed.sort()).toEqual(
+      POLICIES.filter(([, , , shown]) => shown)
+        .map(([, tool]) => tool)
+        .sort(),
+    );
   });
 
   it.each(POLICIES)('%s: %s gives the same outcome as everywhere else', async (_policy, tool, args, _listed, expected) => {

@@ -78,7 +78,14 @@ describe('constructor parameters the container cannot inject', () => {
     }
     const registry = ToolRegistry.build({ tools: [StampTool] });
     const { AgentContext, AgentMemory } = await import('toolwright');
-    expect(await registry.call('stamp_injected', { n: 1 }, new AgentContext({ sessionId: 's' }), new AgentMemory({ agentName: 'a', userId: 'u' }))).toBe('{"at":42}');
+    expect(
+      await registry.call(
+        'stamp_injected',
+        { n: 1 },
+        new AgentContext({ sessionId: 's' }),
+        new AgentMemory({ agentName: 'a', userId: 'u' }),
+      ),
+    ).toBe('{"at":42}');
   });
 
   it('a custom container decides for itself (nothing is refused on its behalf)', () => {
@@ -89,7 +96,10 @@ describe('constructor parameters the container cannot inject', () => {
         return { at: this.clock.now() };
       }
     }
-    const registry = ToolRegistry.build({ tools: [CustomTool], container: { get: (cls) => new (cls as new (c: Clock) => never)({ now: () => 1 }) } });
+    const registry = ToolRegistry.build({
+      tools: [CustomTool],
+      container: { get: (cls) => new (cls as new (c: Clock) => never)({ now: () => 1 }) },
+    });
     expect(registry.names()).toEqual(['custom']);
   });
 });

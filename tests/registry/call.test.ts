@@ -42,7 +42,11 @@ const newContext = (sessionId = 's-1') => new AgentContext({ sessionId, userId: 
 const newMemory = () => new AgentMemory({ agentName: 'support', userId: 'u-1' });
 
 /** Rejects with `errorClass` and `code`; returns the error for further checks. */
-async function callError<E extends Error>(promise: Promise<unknown>, errorClass: abstract new (...args: never[]) => E, code: string): Promise<E> {
+async function callError<E extends Error>(
+  promise: Promise<unknown>,
+  errorClass: abstract new (...args: never[]) => E,
+  code: string,
+): Promise<E> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
@@ -128,12 +132,23 @@ describe('arguments reach execute as class instances', () => {
       ]),
     );
     expect(error.errors).toHaveLength(3);
-    expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'INVALID_ARGUMENTS', message: error.message, errors: error.errors });
+    expect(JSON.parse(error.toToolResult())).toEqual({
+      status: 'error',
+      code: 'INVALID_ARGUMENTS',
+      message: error.message,
+      errors: error.errors,
+    });
   });
 
   it('names a missing nested field by its path', async () => {
-    const error = await callError(registry.call('place_order', { ...valid, address: { street: 'Main 1' } }), ToolInputError, 'INVALID_ARGUMENTS');
-    expect(error.errors).toEqual([{ path: 'address.zip', constraint: 'isDefined', message: 'address.zip should not be null or undefined' }]);
+    const error = await callError(
+      registry.call('place_order', { ...valid, address: { street: 'Main 1' } }),
+      ToolInputError,
+      'INVALID_ARGUMENTS',
+    );
+    expect(error.errors).toEqual([
+      { path: 'address.zip', constraint: 'isDefined', message: 'address.zip should not be null or undefined' },
+    ]);
   });
 });
 
@@ -202,7 +217,12 @@ describe('context and memory', () => {
       }
     }
     const registry = ToolRegistry.build({ tools: [PayTool] });
-    const paths = [{}, { signal: new AbortController().signal }, { timeoutMs: 5_000 }, { signal: new AbortController().signal, timeoutMs: 5_000 }];
+    const paths = [
+      {},
+      { signal: new AbortController().signal },
+      { timeoutMs: 5_000 },
+      { signal: new AbortController().signal, timeoutMs: 5_000 },
+    ];
     for (const path of paths) {
       // A provider that restarts its call ids: the same toolCallId, two different logical calls.
       await registry.call('pay', '{}', newContext('s-1'), newMemory(), { ...path, toolCallId: 'call_0', logicalCallId: 'run-1:1:0' });
@@ -259,11 +279,22 @@ describe('results', () => {
   it.each([
     { label: 'an invalid JSON string', result: 'Refund done!' },
     { label: 'undefined', result: undefined },
-    { label: 'a circular object', result: (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })() },
+    {
+      label: 'a circular object',
+      result: (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+    },
   ])('rejects $label with INVALID_OUTPUT', async ({ result }) => {
     const error = await callError(call(result), ToolOutputError, 'INVALID_OUTPUT');
     expect(error.toolName).toBe('result');
-    expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'INVALID_OUTPUT', message: 'Tool "result" returned an invalid result.' });
+    expect(JSON.parse(error.toToolResult())).toEqual({
+      status: 'error',
+      code: 'INVALID_OUTPUT',
+      message: 'Tool "result" returned an invalid result.',
+    });
   });
 });
 
@@ -361,7 +392,11 @@ describe('failures while running', () => {
     expect(error.toolName).toBe('explode');
     expect(error.message).toContain('postgres://admin:secret@db'); // for logs
     expect(error.toToolResult()).not.toContain('secret');
-    expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'TOOL_FAILED', message: 'Tool "explode" failed unexpectedly.' });
+    expect(JSON.parse(error.toToolResult())).toEqual({
+      status: 'error',
+      code: 'TOOL_FAILED',
+      message: 'Tool "explode" failed unexpectedly.',
+    });
   });
 
   it('wraps a synchronous throw too', async () => {
@@ -371,7 +406,11 @@ describe('failures while running', () => {
         throw new TypeError('bad');
       }
     }
-    const error = await callError(ToolRegistry.build({ tools: [SyncThrowTool] }).call('sync_throw', '{}'), ToolExecutionError, 'TOOL_FAILED');
+    const error = await callError(
+      ToolRegistry.build({ tools: [SyncThrowTool] }).call('sync_throw', '{}'),
+      ToolExecutionError,
+      'TOOL_FAILED',
+    );
     expect(error.cause).toBeInstanceOf(TypeError);
   });
 
@@ -481,7 +520,11 @@ describe('failures while running', () => {
       }
     }
     const signal = AbortSignal.abort();
-    await callError(ToolRegistry.build({ tools: [NeverTool] }).call('never', '{}', newContext(), newMemory(), { signal }), ToolAbortedError, 'ABORTED');
+    await callError(
+      ToolRegistry.build({ tools: [NeverTool] }).call('never', '{}', newContext(), newMemory(), { signal }),
+      ToolAbortedError,
+      'ABORTED',
+    );
     expect(ran).toBe(false);
   });
 });
@@ -536,7 +579,11 @@ describe('hand-written tools (JSON Schema, no @Param)', () => {
         description: 'Weather for a city',
         parameters: {
           type: 'object',
-          properties: { city: { type: 'string', minLength: 1 }, days: { type: 'integer', minimum: 1, maximum: 7 }, email: { type: 'string', format: 'email' } },
+          properties: {
+            city: { type: 'string', minLength: 1 },
+            days: { type: 'integer', minimum: 1, maximum: 7 },
+            email: { type: 'string', format: 'email' },
+          },
           required: ['city'],
         },
       };

@@ -137,8 +137,24 @@ describe('parameters whose type cannot be known', () => {
   });
 
   it.each([
-    { label: 'Map', make: () => { class MapInput { @Param() lookup!: Map<string, string>; } return MapInput; } },
-    { label: 'Function', make: () => { class FunctionInput { @Param() callback!: Function; } return FunctionInput; } },
+    {
+      label: 'Map',
+      make: () => {
+        class MapInput {
+          @Param() lookup!: Map<string, string>;
+        }
+        return MapInput;
+      },
+    },
+    {
+      label: 'Function',
+      make: () => {
+        class FunctionInput {
+          @Param() callback!: Function;
+        }
+        return FunctionInput;
+      },
+    },
   ])('rejects a $label property', ({ label, make }) => {
     const input = make();
     const error = buildError([toolFor(input)]);
@@ -187,9 +203,39 @@ describe('decorators that disagree', () => {
   });
 
   it.each([
-    { label: '@Min on a string', make: () => { class MinInput { @Param() @Min(1) v!: string; } return MinInput; }, constraint: 'min', type: 'string' },
-    { label: '@MinLength on an array', make: () => { class LengthInput { @Param({ type: () => [String] }) @MinLength(2) v!: string[]; } return LengthInput; }, constraint: 'minLength', type: 'array' },
-    { label: '@ArrayMaxSize on a number', make: () => { class SizeInput { @Param() @ArrayMaxSize(2) v!: number; } return SizeInput; }, constraint: 'arrayMaxSize', type: 'number' },
+    {
+      label: '@Min on a string',
+      make: () => {
+        class MinInput {
+          @Param() @Min(1) v!: string;
+        }
+        return MinInput;
+      },
+      constraint: 'min',
+      type: 'string',
+    },
+    {
+      label: '@MinLength on an array',
+      make: () => {
+        class LengthInput {
+          @Param({ type: () => [String] }) @MinLength(2) v!: string[];
+        }
+        return LengthInput;
+      },
+      constraint: 'minLength',
+      type: 'array',
+    },
+    {
+      label: '@ArrayMaxSize on a number',
+      make: () => {
+        class SizeInput {
+          @Param() @ArrayMaxSize(2) v!: number;
+        }
+        return SizeInput;
+      },
+      constraint: 'arrayMaxSize',
+      type: 'number',
+    },
   ])('rejects $label, which class-validator would fail for every value', ({ make, constraint, type }) => {
     const input = make();
     const error = buildError([toolFor(input)]);
@@ -237,7 +283,9 @@ describe('hand-written definitions', () => {
         return '{}';
       }
     }
-    expect(buildError([ArraySchemaTool]).message).toMatch(/ArraySchemaTool\.definition\(\)\.parameters must be a JSON Schema of type "object"/);
+    expect(buildError([ArraySchemaTool]).message).toMatch(
+      /ArraySchemaTool\.definition\(\)\.parameters must be a JSON Schema of type "object"/,
+    );
   });
 
   it('rejects a definition without a name or description', () => {

@@ -336,7 +336,9 @@ describe('annotations for the model', () => {
   it('maps description, title, default and examples', () => {
     class Input {
       @Param({ description: 'Page size', title: 'Limit', default: 20, examples: [10, 50] })
-      @IsOptional() @IsInt() @Min(1)
+      @IsOptional()
+      @IsInt()
+      @Min(1)
       limit?: number;
     }
     expect(propertyOf(Input, 'limit')).toEqual({
@@ -435,15 +437,19 @@ describe("the PHP kit's complex parameter example", () => {
   }
   class OrderFilter {
     @Param({ description: 'Order status' })
-    @IsOptional() @IsIn(['pending', 'processing', 'completed'])
+    @IsOptional()
+    @IsIn(['pending', 'processing', 'completed'])
     status?: string;
 
     @Param({ description: 'List of tags' })
-    @IsOptional() @IsString({ each: true })
+    @IsOptional()
+    @IsString({ each: true })
     tags?: string[];
 
     @Param({ description: 'User address' })
-    @IsOptional() @ValidateNested() @Type(() => Address)
+    @IsOptional()
+    @ValidateNested()
+    @Type(() => Address)
     address?: Address;
   }
 

@@ -33,6 +33,8 @@ describe('defaults', () => {
       }
     }
     expect(() => ToolRegistry.build({ tools: [Conflicting] })).toThrow(ToolDefinitionError);
-    expect(() => ToolRegistry.build({ tools: [Conflicting] })).toThrow(/Input\.limit: @Param\(\{ default: 5 \}\) differs from its initializer \(10\)/);
+    expect(() => ToolRegistry.build({ tools: [Conflicting] })).toThrow(
+      /Input\.limit: @Param\(\{ default: 5 \}\) differs from its initializer \(10\)/,
+    );
   });
 });

@@ -155,7 +155,17 @@ describe('toOpenAITool', () => {
       parameters: {
         allOf: [
           { type: 'object', properties: { user_id: { type: 'string' } }, required: ['user_id'] },
-          { type: 'object', properties: { channel: { oneOf: [{ type: 'string', const: 'email' }, { type: 'string', const: 'sms' }] } } },
+          {
+            type: 'object',
+            properties: {
+              channel: {
+                oneOf: [
+                  { type: 'string', const: 'email' },
+                  { type: 'string', const: 'sms' },
+                ],
+              },
+            },
+          },
         ],
       },
     };
@@ -184,7 +194,11 @@ describe('toOpenAITool', () => {
     const def: ToolDefinition = {
       name: 'set_metadata',
       description: 'Attach metadata',
-      parameters: { type: 'object', properties: { metadata: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['metadata'] },
+      parameters: {
+        type: 'object',
+        properties: { metadata: { type: 'object', additionalProperties: { type: 'string' } } },
+        required: ['metadata'],
+      },
     };
 
     expect(toOpenAITool(def, { strict: true }).function).toEqual({
@@ -207,7 +221,10 @@ describe('toOpenAITool', () => {
       kind: 'person',
       tags: null,
       address: { street: '1 Main St', city: 'London', zip: null },
-      contacts: [{ name: 'Charles', phone: null }, { name: 'Mary', phone: '555-0100' }],
+      contacts: [
+        { name: 'Charles', phone: null },
+        { name: 'Mary', phone: '555-0100' },
+      ],
       score: null,
       nickname: null,
     };
@@ -246,8 +263,16 @@ describe('nullsToAbsent', () => {
     properties: {
       id: { type: 'string' },
       note: { type: 'string' },
-      items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer' } }, required: ['sku'] } },
-      gift: { anyOf: [{ type: 'object', properties: { to: { type: 'string' }, message: { type: 'string' } }, required: ['to'] }, { type: 'null' }] },
+      items: {
+        type: 'array',
+        items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer' } }, required: ['sku'] },
+      },
+      gift: {
+        anyOf: [
+          { type: 'object', properties: { to: { type: 'string' }, message: { type: 'string' } }, required: ['to'] },
+          { type: 'null' },
+        ],
+      },
     },
     required: ['id'],
   };
@@ -257,7 +282,10 @@ describe('nullsToAbsent', () => {
       nullsToAbsent(schema, {
         id: null,
         note: null,
-        items: [{ sku: 'S-1', qty: null }, { sku: null, qty: 2 }],
+        items: [
+          { sku: 'S-1', qty: null },
+          { sku: null, qty: 2 },
+        ],
         gift: { to: 'Ann', message: null },
       }),
     ).toEqual({ id: null, items: [{ sku: 'S-1' }, { sku: null, qty: 2 }], gift: { to: 'Ann' } });
@@ -290,7 +318,11 @@ describe('toAnthropicTool', () => {
       description: 'Create a customer record',
       input_schema: customer.parameters,
     });
-    expect(toAnthropicTool(noArgs)).toEqual({ name: 'list_plans', description: 'List the plans', input_schema: { type: 'object', properties: {} } });
+    expect(toAnthropicTool(noArgs)).toEqual({
+      name: 'list_plans',
+      description: 'List the plans',
+      input_schema: { type: 'object', properties: {} },
+    });
   });
 });
 
@@ -396,7 +428,12 @@ describe('toGeminiFunctionDeclaration', () => {
         properties: {
           to: { $ref: '#/$defs/Address', description: 'Destination' },
           via: { anyOf: [{ $ref: '#/$defs/Address' }, { type: 'null' }] },
-          size: { oneOf: [{ type: 'string', const: 'S' }, { type: 'integer', minimum: 1 }] },
+          size: {
+            oneOf: [
+              { type: 'string', const: 'S' },
+              { type: 'integer', minimum: 1 },
+            ],
+          },
         },
         required: ['to'],
       },
@@ -408,7 +445,12 @@ describe('toGeminiFunctionDeclaration', () => {
         parcel_id: { type: 'string' },
         to: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], description: 'Destination' },
         via: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], nullable: true },
-        size: { anyOf: [{ type: 'string', enum: ['S'] }, { type: 'integer', minimum: 1 }] },
+        size: {
+          anyOf: [
+            { type: 'string', enum: ['S'] },
+            { type: 'integer', minimum: 1 },
+          ],
+        },
       },
       required: ['to', 'parcel_id'],
     });
@@ -529,8 +571,21 @@ describe('OpenAI strict mode limits', () => {
 
 /** Keywords Anthropic's strict tool use accepts (its SDK's transformJSONSchema keeps exactly these). */
 const ANTHROPIC_STRICT_KEYWORDS = new Set([
-  'type', 'title', 'description', 'enum', 'const', 'anyOf', 'allOf', '$ref', '$defs', 'properties', 'required', 'additionalProperties',
-  'items', 'minItems', 'format',
+  'type',
+  'title',
+  'description',
+  'enum',
+  'const',
+  'anyOf',
+  'allOf',
+  '$ref',
+  '$defs',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'format',
 ]);
 const ANTHROPIC_FORMATS = ['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid'];
 
@@ -681,7 +736,10 @@ describe('toAnthropicTool with strict tool use', () => {
         legs: { type: 'array', items: { type: 'integer' }, minItems: 2 },
         mode: { oneOf: [{ type: 'string', enum: ['air'] }, { type: 'null' }] },
         both: {
-          allOf: [{ type: 'object', properties: { x: { type: 'number' } } }, { properties: { y: { type: 'number' } }, required: ['y'] }],
+          allOf: [
+            { type: 'object', properties: { x: { type: 'number' } } },
+            { properties: { y: { type: 'number' } }, required: ['y'] },
+          ],
         },
       },
     });

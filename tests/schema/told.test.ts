@@ -75,14 +75,44 @@ function build(input: ClassType): { registry: ToolRegistry; name: string; proper
 const STRING: ParamOptions = { type: 'string' };
 const NUMBER: ParamOptions = { type: 'number' };
 
-const STRINGS = ['', 'a', 'abc', 'ABC', 'aB1', 'a b', '123', '-1.5', 'true', 'false', '1', '0', 'yes', '#fff', '#ffff', 'fff', '#GGG',
-  '127.0.0.1', '256.1.1.1', '::1', '507f1f77bcf86cd799439011', '507f1f77bcf86cd79943901', 'x.*y', 'root', 'admin', 'é'];
+const STRINGS = [
+  '',
+  'a',
+  'abc',
+  'ABC',
+  'aB1',
+  'a b',
+  '123',
+  '-1.5',
+  'true',
+  'false',
+  '1',
+  '0',
+  'yes',
+  '#fff',
+  '#ffff',
+  'fff',
+  '#GGG',
+  '127.0.0.1',
+  '256.1.1.1',
+  '::1',
+  '507f1f77bcf86cd799439011',
+  '507f1f77bcf86cd79943901',
+  'x.*y',
+  'root',
+  'admin',
+  'é',
+];
 
 describe('keywords: what the model is told agrees with what is enforced', () => {
   const ajv = addFormats(new Ajv({ strict: false }));
   test.each([
     { label: 'NotEquals → not const', input: inputWith(STRING, IsString(), NotEquals('root')), keyword: { not: { const: 'root' } } },
-    { label: 'IsNotIn → not enum', input: inputWith(STRING, IsString(), IsNotIn(['root', 'admin'])), keyword: { not: { enum: ['root', 'admin'] } } },
+    {
+      label: 'IsNotIn → not enum',
+      input: inputWith(STRING, IsString(), IsNotIn(['root', 'admin'])),
+      keyword: { not: { enum: ['root', 'admin'] } },
+    },
     { label: 'IsAlpha → pattern', input: inputWith(STRING, IsAlpha()), keyword: { pattern: '^[A-Za-z]+$' } },
     { label: 'IsAlphanumeric → pattern', input: inputWith(STRING, IsAlphanumeric()), keyword: { pattern: '^[A-Za-z0-9]+$' } },
     { label: 'IsHexColor → pattern', input: inputWith(STRING, IsHexColor()), keyword: {} },
@@ -90,16 +120,31 @@ describe('keywords: what the model is told agrees with what is enforced', () => 
     { label: 'IsIP(4) → format ipv4', input: inputWith(STRING, IsIP(4)), keyword: { format: 'ipv4' } },
     { label: 'IsMongoId → pattern', input: inputWith(STRING, IsMongoId()), keyword: {} },
     { label: 'Contains → pattern (escaped)', input: inputWith(STRING, IsString(), Contains('.*')), keyword: { pattern: '\\.\\*' } },
-    { label: 'two Matches → pattern and allOf', input: inputWith(STRING, IsString(), Matches(/[A-Z]/), Matches(/[0-9]/)), keyword: { pattern: '[A-Z]', allOf: [{ pattern: '[0-9]' }] } },
-    { label: 'MinLength twice → the strictest', input: inputWith(STRING, IsString(), MinLength(1), MinLength(3), MaxLength(9), MaxLength(5)), keyword: { minLength: 3, maxLength: 5 } },
-    { label: 'IsIn twice → the intersection', input: inputWith(STRING, IsIn(['a', 'abc', 'ABC']), IsIn(['abc', 'ABC', '1'])), keyword: { enum: ['abc', 'ABC'] } },
+    {
+      label: 'two Matches → pattern and allOf',
+      input: inputWith(STRING, IsString(), Matches(/[A-Z]/), Matches(/[0-9]/)),
+      keyword: { pattern: '[A-Z]', allOf: [{ pattern: '[0-9]' }] },
+    },
+    {
+      label: 'MinLength twice → the strictest',
+      input: inputWith(STRING, IsString(), MinLength(1), MinLength(3), MaxLength(9), MaxLength(5)),
+      keyword: { minLength: 3, maxLength: 5 },
+    },
+    {
+      label: 'IsIn twice → the intersection',
+      input: inputWith(STRING, IsIn(['a', 'abc', 'ABC']), IsIn(['abc', 'ABC', '1'])),
+      keyword: { enum: ['abc', 'ABC'] },
+    },
   ])('$label', async ({ input, keyword }) => {
     const { registry, name, property } = build(input);
     expect(property).toMatchObject(keyword);
     const told = ajv.compile(property);
     const differences = [];
     for (const value of STRINGS) {
-      const enforced = await registry.call(name, { v: value }).then(() => true, (e: unknown) => (e instanceof ToolInputError ? false : Promise.reject(e as Error)));
+      const enforced = await registry.call(name, { v: value }).then(
+        () => true,
+        (e: unknown) => (e instanceof ToolInputError ? false : Promise.reject(e as Error)),
+      );
       if (told(value) !== enforced) differences.push({ value, told: told(value), enforced });
     }
     expect(differences).toEqual([]);
@@ -110,7 +155,10 @@ describe('keywords: what the model is told agrees with what is enforced', () => 
     expect(property).toMatchObject({ minimum: 5, maximum: 50, multipleOf: 5 });
     const told = ajv.compile(property);
     for (const value of [0, 1, 4, 5, 7, 10, 50, 55, 100]) {
-      const enforced = await registry.call(name, { v: value }).then(() => true, () => false);
+      const enforced = await registry.call(name, { v: value }).then(
+        () => true,
+        () => false,
+      );
       expect({ value, told: told(value) }).toEqual({ value, told: enforced });
     }
   });
@@ -130,8 +178,15 @@ describe('phrases: constraints JSON Schema cannot state are described in words',
     { label: 'a custom @Validate', input: inputWith(STRING, IsString(), Validate(IsSku)), phrase: 'Must look like SKU-123.' },
     {
       label: 'MinDate and MaxDate',
-      input: inputWith({ type: () => Date }, IsDate(), Type(() => Date), MinDate(new Date('2024-01-01T00:00:00Z')), MaxDate(new Date('2025-01-01T00:00:00Z'))),
-      phrase: 'Minimal allowed date for the value is 2024-01-01T00:00:00.000Z. Maximal allowed date for the value is 2025-01-01T00:00:00.000Z.',
+      input: inputWith(
+        { type: () => Date },
+        IsDate(),
+        Type(() => Date),
+        MinDate(new Date('2024-01-01T00:00:00Z')),
+        MaxDate(new Date('2025-01-01T00:00:00Z')),
+      ),
+      phrase:
+        'Minimal allowed date for the value is 2024-01-01T00:00:00.000Z. Maximal allowed date for the value is 2025-01-01T00:00:00.000Z.',
     },
   ])('$label', ({ input, format, phrase }) => {
     const property = build(input).property;
@@ -139,7 +194,7 @@ describe('phrases: constraints JSON Schema cannot state are described in words',
     if (format) expect(property.format).toBe(format);
   });
 
-  test('the phrase follows the author\'s description', () => {
+  test("the phrase follows the author's description", () => {
     const input = inputWith({ type: 'string', description: 'The product code.' }, IsString(), Validate(IsSku));
     expect(build(input).property.description).toBe('The product code. Must look like SKU-123.');
   });

@@ -127,7 +127,12 @@ describe('takeChanges', () => {
   });
 
   it('carries the user id so a store can record who owns the session', () => {
-    expect(new AgentContext({ sessionId: 's', userId: 'u-1' }).takeChanges()).toEqual({ userId: 'u-1', set: {}, deleted: [], appended: [] });
+    expect(new AgentContext({ sessionId: 's', userId: 'u-1' }).takeChanges()).toEqual({
+      userId: 'u-1',
+      set: {},
+      deleted: [],
+      appended: [],
+    });
   });
 
   it('records sets, deletes, appended messages and user input', () => {

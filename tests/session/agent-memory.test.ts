@@ -131,7 +131,11 @@ describe('search', () => {
   });
 
   it('matches prefixes', () => {
-    expect(supportMemory().search('notif').map((r) => r.content)).toEqual(['Prefers email notifications']);
+    expect(
+      supportMemory()
+        .search('notif')
+        .map((r) => r.content),
+    ).toEqual(['Prefers email notifications']);
   });
 
   it('finds entries by category and context too', () => {
@@ -141,7 +145,11 @@ describe('search', () => {
   });
 
   it('tolerates a small typo', () => {
-    expect(supportMemory().search('birthdy').map((r) => r.content)).toEqual(['Birthday is in March']);
+    expect(
+      supportMemory()
+        .search('birthdy')
+        .map((r) => r.content),
+    ).toEqual(['Birthday is in March']);
   });
 
   it('ranks entries matching more query terms higher', () => {
@@ -194,8 +202,21 @@ describe('takeChanges and snapshots', () => {
   });
 
   it('restores entries and summary from a snapshot without recording them as changes', () => {
-    const stored: MemoryEntry = { id: 'e-1', type: 'fact', content: 'Lives in Oslo', confidence: 0.9, createdAt: '2024-01-01T00:00:00.000Z' };
-    const memory = AgentMemory.fromSnapshot({ agentName: 'support', userId: 'u-1', tenantId: 't-1', entries: [stored], summary: 'VIP', version: 3 });
+    const stored: MemoryEntry = {
+      id: 'e-1',
+      type: 'fact',
+      content: 'Lives in Oslo',
+      confidence: 0.9,
+      createdAt: '2024-01-01T00:00:00.000Z',
+    };
+    const memory = AgentMemory.fromSnapshot({
+      agentName: 'support',
+      userId: 'u-1',
+      tenantId: 't-1',
+      entries: [stored],
+      summary: 'VIP',
+      version: 3,
+    });
     expect(memory.getFacts()).toEqual([stored]);
     expect(memory.getSummary()).toBe('VIP');
     expect(memory.tenantId).toBe('t-1');

@@ -20,7 +20,9 @@ function session(overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
 
 describe('applySessionChanges', () => {
   it('creates a session from nothing at version 1', () => {
-    expect(applySessionChanges(undefined, { sessionId: 's-new', tenantId: 't-1' }, { ...noChanges, set: { a: 1 }, appended: [user('hi')] })).toEqual({
+    expect(
+      applySessionChanges(undefined, { sessionId: 's-new', tenantId: 't-1' }, { ...noChanges, set: { a: 1 }, appended: [user('hi')] }),
+    ).toEqual({
       sessionId: 's-new',
       tenantId: 't-1',
       userId: undefined,
@@ -49,7 +51,11 @@ describe('applySessionChanges', () => {
   });
 
   it('replaces the history before appending', () => {
-    const next = applySessionChanges(session(), { sessionId: 's-1' }, { ...noChanges, replacedHistory: [user('summary')], appended: [user('two')] });
+    const next = applySessionChanges(
+      session(),
+      { sessionId: 's-1' },
+      { ...noChanges, replacedHistory: [user('summary')], appended: [user('two')] },
+    );
     expect(next.history).toEqual([user('summary'), user('two')]);
   });
 
@@ -59,14 +65,22 @@ describe('applySessionChanges', () => {
     expect(kept).toMatchObject({ userId: 'u-1', userInput: 'one', pendingRun: { step: 1 } });
     const cleared = applySessionChanges(base, { sessionId: 's-1' }, { ...noChanges, userInput: null, pendingRun: null });
     expect(cleared).toMatchObject({ userInput: null, pendingRun: null });
-    const changed = applySessionChanges(base, { sessionId: 's-1' }, { ...noChanges, userId: 'u-2', userInput: 'two', pendingRun: { step: 2 } });
+    const changed = applySessionChanges(
+      base,
+      { sessionId: 's-1' },
+      { ...noChanges, userId: 'u-2', userInput: 'two', pendingRun: { step: 2 } },
+    );
     expect(changed).toMatchObject({ userId: 'u-2', userInput: 'two', pendingRun: { step: 2 } });
   });
 
   it('is pure: the current snapshot is left as it was', () => {
     const base = session();
     const before = structuredClone(base);
-    applySessionChanges(base, { sessionId: 's-1' }, { ...noChanges, set: { z: 1 }, deleted: ['a'], appended: [user('two')], userInput: 'x' });
+    applySessionChanges(
+      base,
+      { sessionId: 's-1' },
+      { ...noChanges, set: { z: 1 }, deleted: ['a'], appended: [user('two')], userInput: 'x' },
+    );
     expect(base).toEqual(before);
   });
 

@@ -12,7 +12,10 @@ import type { SessionStore } from '../../src/stores/store';
 export function describeMemorySearch(getStore: () => SessionStore): void {
   type Search = (store: SessionStore, key: MemoryKey, query: string, limit?: number) => Promise<MemorySearchResult[]>;
   const ways: Array<[string, Search]> = [
-    ['AgentMemory loaded from the store', async (store, key, query, limit) => AgentMemory.fromSnapshot((await store.loadMemory(key))!).search(query, limit)],
+    [
+      'AgentMemory loaded from the store',
+      async (store, key, query, limit) => AgentMemory.fromSnapshot((await store.loadMemory(key))!).search(query, limit),
+    ],
     ['store.searchMemory', (store, key, query, limit) => store.searchMemory!(key, query, limit)],
   ];
 

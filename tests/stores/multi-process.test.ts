@@ -26,7 +26,9 @@ async function runWorkers(all: WorkerArgs[]): Promise<void> {
     let out = '';
     const finished = new Promise<void>((done, fail) => {
       child.on('error', fail);
-      child.on('exit', (code) => (code === 0 && out.includes('done') ? done() : fail(new Error(`worker ${args.worker} exited ${code}:\n${out}`))));
+      child.on('exit', (code) =>
+        code === 0 && out.includes('done') ? done() : fail(new Error(`worker ${args.worker} exited ${code}:\n${out}`)),
+      );
     });
     child.stderr.on('data', (d) => (out += d));
     child.stdout.on('data', (d) => {

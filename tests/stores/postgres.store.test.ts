@@ -54,7 +54,9 @@ describe('PostgresStore', () => {
     await first.close();
     // Back to what schema 1 had: no search column, index or vocabulary.
     const pool = new Pool({ connectionString: server.connectionString });
-    await pool.query('ALTER TABLE tw_upgrade.memory_entries DROP COLUMN words; DROP TABLE tw_upgrade.memory_terms; DELETE FROM tw_upgrade.schema_version WHERE version > 1');
+    await pool.query(
+      'ALTER TABLE tw_upgrade.memory_entries DROP COLUMN words; DROP TABLE tw_upgrade.memory_terms; DELETE FROM tw_upgrade.schema_version WHERE version > 1',
+    );
     await pool.end();
     const reopened = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade' });
     try {
@@ -112,7 +114,9 @@ describe('PostgresStore', () => {
     const db = await blocker.connect();
     await db.query("BEGIN; SELECT 1 FROM tw_timeout.sessions WHERE session_id = 's' FOR UPDATE");
     try {
-      const err = await store.saveSession({ sessionId: 's' }, { set: { v: 2 }, deleted: [], appended: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      const err = await store
+        .saveSession({ sessionId: 's' }, { set: { v: 2 }, deleted: [], appended: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StoreUnavailableError);
     } finally {
       await db.query('ROLLBACK');

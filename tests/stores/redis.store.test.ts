@@ -53,7 +53,9 @@ describe('RedisStore', () => {
     const store = new RedisStore({ url: own.url });
     try {
       const big = { role: 'user' as const, content: 'x'.repeat(1_500_000) };
-      const error = await store.saveSession({ sessionId: 'big' }, { set: {}, deleted: [], appended: [{ role: 'user', content: 'hi' }, big] }).catch((e: unknown) => e);
+      const error = await store
+        .saveSession({ sessionId: 'big' }, { set: {}, deleted: [], appended: [{ role: 'user', content: 'hi' }, big] })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreLimitError);
       expect((error as StoreLimitError).code).toBe('STORE_LIMIT');
       expect((error as Error).message).toMatch(/a session save of 2 messages \(largest 1\.4 MB\)/);

@@ -70,7 +70,9 @@ describe('SqliteStore errors name the file and the fix', () => {
         () => process.stdout.write('loaded'),
         (e) => process.stdout.write(JSON.stringify({ name: e.name, code: e.code, message: e.message })),
       );`;
-    const out = JSON.parse(execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: ROOT, encoding: 'utf8' }));
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: ROOT, encoding: 'utf8' }),
+    );
     expect(out).toMatchObject({ name: 'ToolwrightConfigError', code: 'PEER_MISSING' });
     expect(out.message).toContain('npm install better-sqlite3@12');
     expect(out.message).toMatch(/InMemoryStore/);
@@ -78,7 +80,9 @@ describe('SqliteStore errors name the file and the fix', () => {
   });
 
   it('a ToolwrightError is never rewrapped as STORE_UNAVAILABLE', async () => {
-    const err = (await new SqliteStore({ path: ':memory:' }).loadSession({ sessionId: 's' }, { historyLimit: -1 }).catch((e: unknown) => e)) as ToolwrightError;
+    const err = (await new SqliteStore({ path: ':memory:' })
+      .loadSession({ sessionId: 's' }, { historyLimit: -1 })
+      .catch((e: unknown) => e)) as ToolwrightError;
     expect(err.code).toBe('INVALID_CONFIG');
   });
 });

@@ -18,7 +18,10 @@ const residue = async (store: unknown) => {
   const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries'];
   return tables.reduce((sum, t) => sum + (db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number), 0);
 };
-describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(dir, `conf-${n++}`, 'state.db'), ...o }), { ttl: 'clock', residue });
+describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(dir, `conf-${n++}`, 'state.db'), ...o }), {
+  ttl: 'clock',
+  residue,
+});
 describeStoreConformance('sqlite (:memory:)', (o) => new SqliteStore({ path: ':memory:', ...o }), { ttl: 'clock', residue });
 
 describe('SqliteStore', () => {

@@ -64,7 +64,11 @@ export function describeStoreConformance(
       ctx.setState('nothing', null);
       ctx.setUserInput('refund order A-100');
       ctx.addMessage(user('hello'));
-      ctx.addMessage({ role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'process_refund', arguments: '{"order_id":"A-100"}' }] });
+      ctx.addMessage({
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'c1', name: 'process_refund', arguments: '{"order_id":"A-100"}' }],
+      });
       ctx.addMessage({ role: 'tool', toolCallId: 'c1', name: 'process_refund', content: '{"status":"success"}' });
       const pendingRun = { step: 3, approvals: [{ callId: 'c1', status: 'pending' }] };
       const version = await store.saveSession(key, { ...ctx.takeChanges(), pendingRun });
@@ -261,7 +265,10 @@ export function describeStoreConformance(
       expect((await store.loadSession(key, { historyLimit: 0 }))!.history).toEqual([]);
       expect((await store.loadSession(key, { historyLimit: 50 }))!.history).toHaveLength(10);
       expect((await store.loadSession(key))!.history).toHaveLength(10);
-      await expect(store.loadSession(key, { historyLimit: -1 })).rejects.toMatchObject({ name: 'ToolwrightConfigError', code: 'INVALID_CONFIG' });
+      await expect(store.loadSession(key, { historyLimit: -1 })).rejects.toMatchObject({
+        name: 'ToolwrightConfigError',
+        code: 'INVALID_CONFIG',
+      });
     });
 
     it('loads a 10,000-message session in order', async () => {
@@ -278,7 +285,10 @@ export function describeStoreConformance(
 
     it('keeps __proto__ and constructor state keys as plain data and pollutes no prototype', async () => {
       const key = { sessionId: sid() };
-      const evil = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}') as Record<string, unknown>;
+      const evil = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}') as Record<
+        string,
+        unknown
+      >;
       await turn(store, key, (c) => {
         c.loadState(evil);
         c.setState('toString', 'plain');
@@ -375,9 +385,15 @@ export function describeStoreConformance(
       }
       // Ids at the limit, and astral characters (well-formed surrogate pairs), are kept exactly and apart.
       const ids = ['😀'.repeat(128), '😁'.repeat(128), 'x'.repeat(512), 'ä'.repeat(256)];
-      for (const [i, id] of ids.entries()) await store.saveSession({ sessionId: id, tenantId: id }, { userId: id, set: { i }, deleted: [], appended: [] });
+      for (const [i, id] of ids.entries())
+        await store.saveSession({ sessionId: id, tenantId: id }, { userId: id, set: { i }, deleted: [], appended: [] });
       for (const [i, id] of ids.entries()) {
-        expect(await store.loadSession({ sessionId: id, tenantId: id })).toMatchObject({ sessionId: id, tenantId: id, userId: id, state: { i } });
+        expect(await store.loadSession({ sessionId: id, tenantId: id })).toMatchObject({
+          sessionId: id,
+          tenantId: id,
+          userId: id,
+          state: { i },
+        });
       }
     });
     it('saves 120,000 messages and 100,000 memory entries in one save each, and loads them back', async () => {

@@ -52,7 +52,9 @@ export function openStore(kind: AgentWorkerArgs['kind'], target: string): Sessio
 
 /** The model of one run: call `mark` (unless resuming), then answer. */
 export function script(mode: AgentWorkerArgs['mode'], what: string): ScriptedModel {
-  return new ScriptedModel(mode === 'open' ? [{ toolCalls: [{ name: 'mark', arguments: { what } }] }, { text: 'done' }] : [{ text: 'done' }]);
+  return new ScriptedModel(
+    mode === 'open' ? [{ toolCalls: [{ name: 'mark', arguments: { what } }] }, { text: 'done' }] : [{ text: 'done' }],
+  );
 }
 
 async function main(): Promise<void> {
@@ -68,7 +70,10 @@ async function main(): Promise<void> {
         const who = { sessionId, userId: args.userId };
         let outcome: string;
         try {
-          const result = args.mode === 'open' ? await agent.run(`hello from ${args.worker}`, who) : await agent.approve({ ...who, approver: args.worker }, 'p1');
+          const result =
+            args.mode === 'open'
+              ? await agent.run(`hello from ${args.worker}`, who)
+              : await agent.approve({ ...who, approver: args.worker }, 'p1');
           outcome = result.status;
         } catch (error) {
           outcome = error instanceof ToolwrightError ? error.code : `raw: ${String(error)}`;

@@ -106,12 +106,32 @@ export async function startRedis(): Promise<RedisServer> {
     // appendfsync always: a write acknowledged before a crash is still there after the restart.
     child = spawn(
       bin,
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--daemonize',
+        'no',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.on('data', (d) => (log += d));
     child.stderr!.on('data', (d) => (log += d));
-    await waitReady(child, 'redis-server', () => sendAndRead(port, 'PING\r\n', '+PONG'), () => log);
+    await waitReady(
+      child,
+      'redis-server',
+      () => sendAndRead(port, 'PING\r\n', '+PONG'),
+      () => log,
+    );
   };
   const signal = (sig: NodeJS.Signals) => signalChild(child, sig);
   await start();
@@ -175,12 +195,32 @@ export async function startPostgres(): Promise<PostgresServer> {
     // a commit acknowledged before the server is killed survives the restart.
     child = spawn(
       postgres,
-      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
       { ...ids, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.on('data', (d) => (log += d));
     child.stderr!.on('data', (d) => (log += d));
-    await waitReady(child, 'postgres', () => pgReady(port), () => log);
+    await waitReady(
+      child,
+      'postgres',
+      () => pgReady(port),
+      () => log,
+    );
   };
   const signal = (sig: NodeJS.Signals) => signalChild(child, sig);
   await start();

@@ -32,8 +32,14 @@ describe('schema and validation share no module-level state', () => {
     };
     const first = make('first');
     const second = make('second');
-    for (const [registry, name] of [[second, 'second'], [first, 'first']] as const) {
-      const error = await registry.call(name, { n: 1 }).then(() => undefined, (e: unknown) => e as ToolInputError);
+    for (const [registry, name] of [
+      [second, 'second'],
+      [first, 'first'],
+    ] as const) {
+      const error = await registry.call(name, { n: 1 }).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
       expect(error?.errors).toEqual([{ path: 'n', constraint: 'min', message: 'n must not be less than 5' }]);
     }
   });

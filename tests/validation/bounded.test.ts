@@ -1,6 +1,16 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
-import { IsInt, IsNumber, IsOptional, IsString, Min, ValidateNested, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Min,
+  ValidateNested,
+  Validate,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { Type } from 'class-transformer';
 import { Param, Tool, ToolInputError, ToolRegistry, type ToolDefinition, type ToolInterface } from 'toolwright';
 
@@ -51,7 +61,10 @@ class HandWritten implements ToolInterface {
 const registry = ToolRegistry.build({ tools: [OrderTool, HandWritten] });
 
 async function inputError(tool: string, args: string | object): Promise<ToolInputError> {
-  const error = await registry.call(tool, args).then(() => undefined, (e: unknown) => e);
+  const error = await registry.call(tool, args).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ToolInputError);
   return error as ToolInputError;
 }
@@ -135,7 +148,11 @@ describe('duplicate keys (RFC 7493 I-JSON)', () => {
   test('any JSON object: refused exactly when some object repeats a key', async () => {
     // Objects written as entry lists, so that repeated keys can be produced.
     const entries: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string }>((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 0 }).map((v) => JSON.stringify(v)), tie('object')),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 0 }).map((v) => JSON.stringify(v)),
+        tie('object'),
+      ),
       object: fc
         .array(fc.tuple(fc.constantFrom('a', 'b', 'a:', '"', 'amount'), tie('value')), { maxLength: 4 })
         .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
@@ -145,7 +162,10 @@ describe('duplicate keys (RFC 7493 I-JSON)', () => {
     const hasDuplicate = (text: string) => JSON.stringify(JSON.parse(text)) !== text;
     await fc.assert(
       fc.asyncProperty(entries, async (text) => {
-        const error = await registry.call('hand', text).then(() => undefined, (e: unknown) => e as ToolInputError);
+        const error = await registry.call('hand', text).then(
+          () => undefined,
+          (e: unknown) => e as ToolInputError,
+        );
         const refusedForDuplicate = error?.errors?.[0]?.constraint === 'uniqueKeys';
         expect(refusedForDuplicate).toBe(hasDuplicate(text));
       }),

@@ -193,8 +193,16 @@ const KINDS: Record<Kind, { type: [string, PropertyDecorator[]]; param?: ParamOp
   number: { type: ['IsNumber', [IsNumber()]], param: { type: 'number' }, pool: NUMBER_CONSTRAINTS },
   integer: { type: ['IsInt', [IsInt()]], param: { type: 'integer' }, pool: NUMBER_CONSTRAINTS },
   boolean: { type: ['IsBoolean', [IsBoolean()]], param: { type: 'boolean' }, pool: [c('Equals(true)', Equals(true))] },
-  strings: { type: ['IsArray+IsString(each)', [IsArray(), IsString({ each: true })]], param: { type: () => [String] }, pool: STRINGS_CONSTRAINTS },
-  numbers: { type: ['IsArray+IsNumber(each)', [IsArray(), IsNumber({}, { each: true })]], param: { type: () => [Number] }, pool: NUMBERS_CONSTRAINTS },
+  strings: {
+    type: ['IsArray+IsString(each)', [IsArray(), IsString({ each: true })]],
+    param: { type: () => [String] },
+    pool: STRINGS_CONSTRAINTS,
+  },
+  numbers: {
+    type: ['IsArray+IsNumber(each)', [IsArray(), IsNumber({}, { each: true })]],
+    param: { type: () => [Number] },
+    pool: NUMBERS_CONSTRAINTS,
+  },
   nested: { type: ['IsObject+ValidateNested', [IsObject(), ValidateNested(), Type(() => Inner)]], param: { type: () => Inner }, pool: [] },
   nestedList: {
     type: ['IsArray+ValidateNested(each) of InnerWithCustom', [IsArray(), ValidateNested({ each: true }), Type(() => InnerWithCustom)]],
@@ -210,7 +218,9 @@ const propertySpec: fc.Arbitrary<PropertySpec> = fc
       kind: fc.constant(kind),
       optional: fc.boolean(),
       conditional: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
-      constraints: KINDS[kind].pool.length ? fc.array(fc.oneof(...KINDS[kind].pool), { maxLength: 3 }) : fc.constant<[string, PropertyDecorator][]>([]),
+      constraints: KINDS[kind].pool.length
+        ? fc.array(fc.oneof(...KINDS[kind].pool), { maxLength: 3 })
+        : fc.constant<[string, PropertyDecorator][]>([]),
     }),
   )
   .map(({ kind, optional, conditional, constraints }) => {
@@ -231,9 +241,41 @@ const propertySpec: fc.Arbitrary<PropertySpec> = fc
 
 const stringValue = fc.oneof(
   fc.constantFrom(
-    '', ' ', 'a', 'ab', 'abc', 'A', 'ABC', 'aB1', '123', '-1.5', '1.5', 'true', 'false', '1', '0', '#fff', '#GGG', 'red', 'root', 'x',
-    'a@example.com', 'a@b', '3f2504e0-4f89-41d3-9a0c-0305e82c3301', '3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'https://example.com/a',
-    'example.com', '2024-05-01', '2024-05-01T10:00:00Z', '2024-W01', '127.0.0.1', '::1', '507f1f77bcf86cd799439011', '😀', '😀😀', 'skip',
+    '',
+    ' ',
+    'a',
+    'ab',
+    'abc',
+    'A',
+    'ABC',
+    'aB1',
+    '123',
+    '-1.5',
+    '1.5',
+    'true',
+    'false',
+    '1',
+    '0',
+    '#fff',
+    '#GGG',
+    'red',
+    'root',
+    'x',
+    'a@example.com',
+    'a@b',
+    '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+    '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+    'https://example.com/a',
+    'example.com',
+    '2024-05-01',
+    '2024-05-01T10:00:00Z',
+    '2024-W01',
+    '127.0.0.1',
+    '::1',
+    '507f1f77bcf86cd799439011',
+    '😀',
+    '😀😀',
+    'skip',
   ),
   fc.string({ maxLength: 6 }).filter((s) => !/[\uFE0E\uFE0F]/.test(s)),
 );
@@ -337,14 +379,20 @@ async function compare({ closed, specs, objects }: Case): Promise<void> {
     const agree = oracle === 'threw' ? ours.length > 0 : JSON.stringify(oracle) === JSON.stringify(ours);
     if (!agree) {
       const classText = specs.map((s, i) => `p${i}: ${s.labels.join(' ')}`).join('; ');
-      throw new Error(`closed=${closed} { ${classText} } ${json}: class-validator fails ${JSON.stringify(oracle)}, toolwright ${JSON.stringify(ours)}`);
+      throw new Error(
+        `closed=${closed} { ${classText} } ${json}: class-validator fails ${JSON.stringify(oracle)}, toolwright ${JSON.stringify(ours)}`,
+      );
     }
   }
 }
 
 describe('differential: toolwright and class-validator agree on random classes and values', () => {
   test('verdicts and failing properties (seeded)', async () => {
-    await fc.assert(fc.asyncProperty(caseArb, compare), { seed: Number(process.env.FUZZ_SEED ?? 20261130), numRuns: Number(process.env.FUZZ_RUNS ?? 200), endOnFailure: true });
+    await fc.assert(fc.asyncProperty(caseArb, compare), {
+      seed: Number(process.env.FUZZ_SEED ?? 20261130),
+      numRuns: Number(process.env.FUZZ_RUNS ?? 200),
+      endOnFailure: true,
+    });
   }, 120_000); // about 15 s alone; more on a machine busy with the rest of the suite
 });
 
@@ -361,7 +409,12 @@ describe('no input makes registry.call throw anything but a ToolwrightError', ()
   const specs: PropertySpec[] = [
     { kind: 'string', optional: false, labels: [], decorators: [IsString(), Validate(NoDigits)] },
     { kind: 'number', optional: true, labels: [], decorators: [IsNumber({ maxDecimalPlaces: 2 }), IsOptional(), IsDivisibleBy(3)] },
-    { kind: 'nestedList', optional: true, labels: [], decorators: [IsArray(), IsOptional(), ValidateNested({ each: true }), Type(() => InnerWithCustom)] },
+    {
+      kind: 'nestedList',
+      optional: true,
+      labels: [],
+      decorators: [IsArray(), IsOptional(), ValidateNested({ each: true }), Type(() => InnerWithCustom)],
+    },
     { kind: 'integer', optional: true, labels: [], decorators: [IsInt(), IsOptional(), Validate(EvenLater)] },
   ];
   @Tool({ name: 'fuzz_all', description: 'custom, async, each, nested', input: inputClass(specs), closed: false })
@@ -381,7 +434,13 @@ describe('no input makes registry.call throw anything but a ToolwrightError', ()
       return {
         name: 'hand',
         description: 'hand-written schema',
-        parameters: { type: 'object' as const, properties: { p0: { type: 'string' as const, format: 'email' }, p1: { type: 'array' as const, items: { type: 'integer' as const } } } },
+        parameters: {
+          type: 'object' as const,
+          properties: {
+            p0: { type: 'string' as const, format: 'email' },
+            p1: { type: 'array' as const, items: { type: 'integer' as const } },
+          },
+        },
       };
     }
     execute(): string {

@@ -75,7 +75,9 @@ export class AnthropicModel implements Model {
       max_tokens: this.options.maxTokens ?? 4096,
       messages: toAnthropicMessages(request),
       ...(system ? { system } : {}),
-      ...(request.tools.length > 0 ? { tools: request.tools.map((def) => toAnthropicTool(def, { strict: this.options.strictTools })) } : {}),
+      ...(request.tools.length > 0
+        ? { tools: request.tools.map((def) => toAnthropicTool(def, { strict: this.options.strictTools })) }
+        : {}),
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
     };
 
@@ -96,9 +98,7 @@ export class AnthropicModel implements Model {
     return {
       content: text === '' ? null : text,
       toolCalls,
-      usage: message.usage
-        ? { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 }
-        : undefined,
+      usage: message.usage ? { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 } : undefined,
       finishReason: message.stop_reason ?? undefined,
     };
   }
@@ -170,5 +170,9 @@ async function readMessage(response: Response): Promise<AnthropicMessage> {
 
 /** `@anthropic-ai/sdk` is an optional peer dependency: loaded when this model is first used. */
 function anthropicSdk(): typeof Anthropic {
-  return requirePeer<{ Anthropic: typeof Anthropic }>('@anthropic-ai/sdk', 'npm install @anthropic-ai/sdk', 'AnthropicModel without a client').Anthropic;
+  return requirePeer<{ Anthropic: typeof Anthropic }>(
+    '@anthropic-ai/sdk',
+    'npm install @anthropic-ai/sdk',
+    'AnthropicModel without a client',
+  ).Anthropic;
 }

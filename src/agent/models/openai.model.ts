@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
 import { toModelError } from './sdk-errors';
 import { requirePeer } from '../../errors/optional-peer';

@@ -112,7 +112,10 @@ export class ScriptedModel implements Model {
     return {
       content,
       toolCalls,
-      usage: { inputTokens: roughTokens(JSON.stringify([request.instructions, request.tools]).length + this.historyChars(source, seen)), outputTokens: roughTokens((content ?? '') + JSON.stringify(toolCalls)) },
+      usage: {
+        inputTokens: roughTokens(JSON.stringify([request.instructions, request.tools]).length + this.historyChars(source, seen)),
+        outputTokens: roughTokens((content ?? '') + JSON.stringify(toolCalls)),
+      },
       finishReason: step.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     };
   }

@@ -84,10 +84,16 @@ describe('AnthropicModel', () => {
 
   it('maps one tool_use block, serializing its input to a JSON string, and sends the tools array', async () => {
     wire.replies.push(
-      answer(200, message([
-        { type: 'text', text: 'Let me look that up.' },
-        { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', input: { order_id: 'A-100' } },
-      ], 'tool_use')),
+      answer(
+        200,
+        message(
+          [
+            { type: 'text', text: 'Let me look that up.' },
+            { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', input: { order_id: 'A-100' } },
+          ],
+          'tool_use',
+        ),
+      ),
     );
 
     const response = await model().generate({ messages: [{ role: 'user', content: 'Where is A-100?' }], tools: [orderTool] });
@@ -96,7 +102,9 @@ describe('AnthropicModel', () => {
     expect(response.finishReason).toBe('tool_use');
     expect(response.toolCalls).toEqual([{ id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_order', arguments: '{"order_id":"A-100"}' }]);
     expect(wire.received[0].body.max_tokens).toBe(4096);
-    expect(wire.received[0].body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
+    expect(wire.received[0].body.tools).toEqual([
+      { name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters },
+    ]);
   });
 
   it('sends tools with strict tool use when strictTools is set, and non-strict those strict mode cannot express', async () => {
@@ -127,10 +135,16 @@ describe('AnthropicModel', () => {
 
   it('maps parallel tool_use blocks in order, and a text-less reply to null content', async () => {
     wire.replies.push(
-      answer(200, message([
-        { type: 'tool_use', id: 'toolu_a', name: 'get_order', input: { order_id: 'A-1' } },
-        { type: 'tool_use', id: 'toolu_b', name: 'get_order', input: { order_id: 'A-2' } },
-      ], 'tool_use')),
+      answer(
+        200,
+        message(
+          [
+            { type: 'tool_use', id: 'toolu_a', name: 'get_order', input: { order_id: 'A-1' } },
+            { type: 'tool_use', id: 'toolu_b', name: 'get_order', input: { order_id: 'A-2' } },
+          ],
+          'tool_use',
+        ),
+      ),
     );
 
     const response = await model().generate({ messages: [{ role: 'user', content: 'A-1 and A-2?' }], tools: [orderTool] });
@@ -188,7 +202,10 @@ describe('AnthropicModel', () => {
       },
       // A call the model once wrote as broken JSON is replayed with an empty input object.
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_c', name: 'get_order', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: '{"status":"error","code":"INVALID_JSON"}', is_error: true }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: '{"status":"error","code":"INVALID_JSON"}', is_error: true }],
+      },
       { role: 'user', content: 'Thanks' },
     ]);
     expect(body.tools).toEqual([{ name: 'get_order', description: 'Look up an order', input_schema: orderTool.parameters }]);
@@ -217,7 +234,9 @@ describe('AnthropicModel', () => {
   });
 
   it('maps 400 to a non-retryable ModelError', async () => {
-    wire.replies.push(answer(400, apiError('invalid_request_error', 'messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks')));
+    wire.replies.push(
+      answer(400, apiError('invalid_request_error', 'messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks')),
+    );
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 

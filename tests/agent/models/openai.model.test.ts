@@ -13,8 +13,20 @@ function completion(message: Record<string, unknown>, finishReason: string, usag
     object: 'chat.completion',
     created: 1741570283,
     model: 'gpt-4.1-2025-04-14',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, annotations: [], ...message }, logprobs: null, finish_reason: finishReason }],
-    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, refusal: null, annotations: [], ...message },
+        logprobs: null,
+        finish_reason: finishReason,
+      },
+    ],
+    usage: {
+      ...usage,
+      total_tokens: usage.prompt_tokens + usage.completion_tokens,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    },
     service_tier: 'default',
     system_fingerprint: 'fp_b705f0c291',
   };
@@ -81,28 +93,54 @@ describe('OpenAIChatModel', () => {
 
   it('maps one tool call and sends the tools array', async () => {
     wire.replies.push(
-      json(200, completion({ tool_calls: [{ id: 'call_Qk1', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' } }] }, 'tool_calls')),
+      json(
+        200,
+        completion(
+          {
+            tool_calls: [
+              {
+                id: 'call_Qk1',
+                type: 'function',
+                function: { name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' },
+              },
+            ],
+          },
+          'tool_calls',
+        ),
+      ),
     );
 
-    const response = await model().generate({ messages: [{ role: 'user', content: 'Refund A-100, it arrived broken' }], tools: [refundTool] });
+    const response = await model().generate({
+      messages: [{ role: 'user', content: 'Refund A-100, it arrived broken' }],
+      tools: [refundTool],
+    });
 
     expect(response.content).toBeNull();
     expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls).toEqual([{ id: 'call_Qk1', name: 'process_refund', arguments: '{"order_id":"A-100","reason":"broken"}' }]);
     expect(wire.received[0].body.tools).toEqual([
-      { type: 'function', function: { name: 'process_refund', description: 'Process a refund for an order', parameters: refundTool.parameters } },
+      {
+        type: 'function',
+        function: { name: 'process_refund', description: 'Process a refund for an order', parameters: refundTool.parameters },
+      },
     ]);
   });
 
   it('maps parallel tool calls in order, with text alongside', async () => {
     wire.replies.push(
-      json(200, completion({
-        content: 'Checking both orders.',
-        tool_calls: [
-          { id: 'call_a', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-1"}' } },
-          { id: 'call_b', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-2"}' } },
-        ],
-      }, 'tool_calls')),
+      json(
+        200,
+        completion(
+          {
+            content: 'Checking both orders.',
+            tool_calls: [
+              { id: 'call_a', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-1"}' } },
+              { id: 'call_b', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-2"}' } },
+            ],
+          },
+          'tool_calls',
+        ),
+      ),
     );
 
     const response = await model().generate({ messages: [{ role: 'user', content: 'Status of A-1 and A-2?' }], tools: [] });
@@ -176,17 +214,40 @@ describe('OpenAIChatModel', () => {
 
   it('maps strict-mode nulls back to absent for optional arguments', async () => {
     wire.replies.push(
-      json(200, completion({ tool_calls: [{ id: 'call_s', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-1","amount":null,"reason":"late"}' } }] }, 'tool_calls')),
+      json(
+        200,
+        completion(
+          {
+            tool_calls: [
+              {
+                id: 'call_s',
+                type: 'function',
+                function: { name: 'process_refund', arguments: '{"order_id":"A-1","amount":null,"reason":"late"}' },
+              },
+            ],
+          },
+          'tool_calls',
+        ),
+      ),
     );
 
-    const response = await model({ strictTools: true }).generate({ messages: [{ role: 'user', content: 'Refund A-1' }], tools: [refundTool] });
+    const response = await model({ strictTools: true }).generate({
+      messages: [{ role: 'user', content: 'Refund A-1' }],
+      tools: [refundTool],
+    });
 
     expect(JSON.parse(response.toolCalls[0].arguments)).toEqual({ order_id: 'A-1', reason: 'late' });
   });
 
   it('passes broken argument JSON through unchanged so the runner can report it', async () => {
     wire.replies.push(
-      json(200, completion({ tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":' } }] }, 'tool_calls')),
+      json(
+        200,
+        completion(
+          { tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":' } }] },
+          'tool_calls',
+        ),
+      ),
     );
 
     const response = await model({ strictTools: true }).generate({ messages: [{ role: 'user', content: 'Refund' }], tools: [refundTool] });
@@ -210,7 +271,9 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps 429 to a retryable ModelError with status 429', async () => {
-    wire.replies.push(json(429, { error: { message: 'Rate limit reached for gpt-4.1', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+    wire.replies.push(
+      json(429, { error: { message: 'Rate limit reached for gpt-4.1', type: 'requests', param: null, code: 'rate_limit_exceeded' } }),
+    );
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -222,7 +285,11 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps 500 to a retryable ModelError with status 500', async () => {
-    wire.replies.push(json(500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
+    wire.replies.push(
+      json(500, {
+        error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+      }),
+    );
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
 
@@ -231,7 +298,16 @@ describe('OpenAIChatModel', () => {
   });
 
   it('maps 400 to a non-retryable ModelError', async () => {
-    wire.replies.push(json(400, { error: { message: "Invalid schema for function 'process_refund'", type: 'invalid_request_error', param: 'tools[0].function.parameters', code: 'invalid_function_parameters' } }));
+    wire.replies.push(
+      json(400, {
+        error: {
+          message: "Invalid schema for function 'process_refund'",
+          type: 'invalid_request_error',
+          param: 'tools[0].function.parameters',
+          code: 'invalid_function_parameters',
+        },
+      }),
+    );
 
     const error = await failure(model().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [refundTool] }));
 

@@ -16,10 +16,7 @@ function request(messages: Message[] = [{ role: 'user', content: 'Where is A-1?'
 
 describe('ScriptedModel', () => {
   it('plays text and tool-call steps in order, serializing object arguments', async () => {
-    const model = new ScriptedModel([
-      { toolCalls: [{ name: 'get_order', arguments: { order_id: 'A-1' } }] },
-      { text: 'A-1 has shipped.' },
-    ]);
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'get_order', arguments: { order_id: 'A-1' } }] }, { text: 'A-1 has shipped.' }]);
 
     const first = await model.generate(request());
     const second = await model.generate(request());
@@ -34,7 +31,12 @@ describe('ScriptedModel', () => {
 
   it('numbers generated ids across turns and keeps explicit ids and string arguments as written', async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ name: 'get_order', arguments: { order_id: 'A-1' } }, { name: 'get_order', arguments: { order_id: 'A-2' } }] },
+      {
+        toolCalls: [
+          { name: 'get_order', arguments: { order_id: 'A-1' } },
+          { name: 'get_order', arguments: { order_id: 'A-2' } },
+        ],
+      },
       { text: 'Also checking.', toolCalls: [{ name: 'get_order', arguments: '{"order_id":', id: 'mine' }, { name: 'get_order' }] },
     ]);
 
@@ -150,7 +152,8 @@ describe('ScriptedModel records requests without copying the history each turn',
 
   it('keeps only the last keepRequests requests, and still counts every turn', async () => {
     const model = new ScriptedModel(() => ({ text: 'ok' }), { keepRequests: 3 });
-    for (let i = 0; i < 10; i++) await model.generate({ instructions: undefined, messages: [{ role: 'user', content: `m${i}` }], tools: [] });
+    for (let i = 0; i < 10; i++)
+      await model.generate({ instructions: undefined, messages: [{ role: 'user', content: `m${i}` }], tools: [] });
     expect(model.requests.map((r) => r.messages[0].content)).toEqual(['m7', 'm8', 'm9']);
     const listed = new ScriptedModel([{ text: 'a' }, { text: 'b' }], { keepRequests: 1 });
     await listed.generate({ instructions: undefined, messages: [], tools: [] });
