@@ -153,6 +153,10 @@ interface CachedMemory {
   index?: CachedMemoryIndex;
 }
 
+/** Redis's smallest and default `proto-max-bulk-len` (bytes). */
+const MIN_BULK_LIMIT = 1024 * 1024;
+const DEFAULT_BULK_LIMIT = 512 * 1024 * 1024;
+
 type ScriptFn = (...args: Array<string | number | readonly string[]>) => Promise<unknown>;
 interface ScriptedClient {
   toolwrightSaveSession: ScriptFn;
@@ -178,6 +182,7 @@ export class RedisStore implements SessionStore {
   private readonly memoryCache: Map<string, CachedMemory>;
   private readonly memoryCacheSize: number;
   private readonly commandTimeoutMs: number;
+  private bulkLimit?: Promise<number>;
 
   constructor(options: RedisStoreOptions = {}) {
     this.memoryCache = new Map();
@@ -325,17 +330,37 @@ export class RedisStore implements SessionStore {
   }
 
   /**
+   * Redis refuses any one value over `proto-max-bulk-len` and then drops the connection, so whether
+   * the caller sees the refusal or a closed connection is a race. Values that could be over the
+   * smallest allowed limit (1 MB) are measured against the server's limit before anything is sent.
+   */
+  private async checkBulkLimit(args: ReadonlyArray<string | number>, rows: readonly string[]): Promise<void> {
+    const suspect = (v: unknown): v is string => typeof v === 'string' && v.length * 3 > MIN_BULK_LIMIT;
+    if (!args.some(suspect) && !rows.some(suspect)) return;
+    this.bulkLimit ??= (this.client.config('GET', 'proto-max-bulk-len') as Promise<string[]>).then(
+      (reply) => Number(reply[1]) || DEFAULT_BULK_LIMIT,
+      () => DEFAULT_BULK_LIMIT, // CONFIG may be disabled (managed Redis): assume the default
+    );
+    const limit = await this.bulkLimit;
+    for (const v of [...args, ...rows]) {
+      if (suspect(v) && Buffer.byteLength(v, 'utf8') > limit)
+        throw new RangeError(`a value is too large for Redis (proto-max-bulk-len ${limit} bytes)`);
+    }
+  }
+
+  /**
    * Runs a save script with its rows as one array argument (ioredis flattens it; spreading 100k+
    * values into a call overflows the stack). A large save gets a command timeout grown with its
    * size, so it is not reported as a store that is down.
    */
-  private runScript(
+  private async runScript(
     name: keyof ScriptedClient,
     lua: string,
     numberOfKeys: number,
     args: Array<string | number>,
     rows: readonly string[],
   ): Promise<unknown> {
+    await this.checkBulkLimit(args, rows);
     const size = encodedSize(rows);
     const extra = saveAllowanceMs(size.rows, size.chars);
     if (extra < 200) return this.scripts[name](...args, rows);
