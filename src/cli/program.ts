@@ -21,7 +21,7 @@ const FORMATS = ['text', 'json', 'openai', 'anthropic', 'gemini', 'mcp'] as cons
 type Format = (typeof FORMATS)[number];
 
 /** Codes of errors the caller made (fix the request), as opposed to the tool failing. */
-const USAGE_CODES = new Set<ErrorCode>(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS', 'APPROVAL_REQUIRED', 'INVALID_MCP_CONFIG']);
+const USAGE_CODES = new Set<ErrorCode>(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS', 'APPROVAL_REQUIRED', 'INVALID_CONFIG']);
 
 const VERSION = readVersion();
 

@@ -8,7 +8,6 @@ export type ErrorCode =
   // Definitions and configuration (build time, constructors)
   | 'INVALID_DEFINITION'
   | 'INVALID_CONFIG'
-  | 'INVALID_MCP_CONFIG'
   | 'PEER_MISSING'
   // Calls (model-correctable first)
   | 'TOOL_NOT_FOUND'

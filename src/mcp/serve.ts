@@ -6,7 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { ToolwrightError } from '../errors/errors';
+import { ToolwrightConfigError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
@@ -89,11 +89,7 @@ export interface HttpHandle {
 }
 
 /** serveHttp was asked for an unsafe or impossible setup; nothing was bound. */
-export class McpServeConfigError extends ToolwrightError {
-  constructor(message: string) {
-    super('INVALID_MCP_CONFIG', message);
-  }
-}
+export class McpServeConfigError extends ToolwrightConfigError {}
 
 interface Session {
   id: string;

@@ -139,7 +139,7 @@ describe('MCP over HTTP: bind safety and tokens', () => {
   it('refuses a non-loopback address without auth unless told so, and then wants Host and Origin allow-lists', async () => {
     await expect(serveHttp(registry, { host: '0.0.0.0' })).rejects.toThrow(McpServeConfigError);
     await expect(serveHttp(registry, { host: '0.0.0.0', allowUnauthenticated: true })).rejects.toMatchObject({
-      code: 'INVALID_MCP_CONFIG',
+      code: 'INVALID_CONFIG',
     });
     const open = await serve({
       host: '0.0.0.0',
@@ -152,7 +152,7 @@ describe('MCP over HTTP: bind safety and tokens', () => {
     expect((await rawPost(url, { ...MCP_HEADERS, host: 'mcp.internal:1' }, JSON.stringify(INIT))).status).toBe(200);
     // With a token, a non-loopback bind is fine.
     await serve({ host: '0.0.0.0', auth: tokenAuth({ t: { userId: 'u' } }) });
-    await expect(serveHttp(registry, { maxSessions: 0 })).rejects.toMatchObject({ code: 'INVALID_MCP_CONFIG' });
+    await expect(serveHttp(registry, { maxSessions: 0 })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
   });
 
   it('tokenAuth accepts only the exact token (compared in constant time)', async () => {
