@@ -24,17 +24,8 @@ import {
   type ToolInterface,
 } from 'toolwright';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { Ledger } from '../support/ledger';
 
-class Ledger {
-  readonly refunds: Array<{ order: string; amount: number; key: string }> = [];
-  pay(order: string, amount: number, key: string | undefined) {
-    if (!key) throw new Error('no idempotency key');
-    const earlier = this.refunds.find((r) => r.key === key);
-    if (earlier) return { status: 'already_refunded', order: earlier.order, amount: earlier.amount };
-    this.refunds.push({ order, amount, key });
-    return { status: 'refunded', order, amount };
-  }
-}
 let ledger = new Ledger();
 beforeEach(() => (ledger = new Ledger()));
 
