@@ -17,7 +17,7 @@ export type { ArgumentLimits } from './validation/arguments';
 
 // Session state and memory
 export { AgentContext } from './session/agent-context';
-export type { AgentContextInit, ToolCallInfo } from './session/agent-context';
+export type { AgentContextInit, ToolCallInfo, ToolProgress } from './session/agent-context';
 export { AgentMemory, MemoryNotLoadedError } from './session/agent-memory';
 export type { AgentMemoryInit, MemorySearchResult } from './session/agent-memory';
 export type { MemoryIndex } from './session/memory-search';
@@ -41,7 +41,7 @@ export { RedisStore, type RedisStoreOptions, type RedisClientLike } from './stor
 export { PostgresStore, type PostgresStoreOptions, type PgPoolLike } from './stores/postgres.store';
 
 // Models
-export type { Model, ModelRequest, ModelResponse, ModelUsage } from './agent/model';
+export type { Model, ModelRequest, ModelResponse, ModelStreamPart, ModelUsage } from './agent/model';
 export { ScriptedModel, OpenAIChatModel, AnthropicModel } from './agent/models';
 export type {
   ScriptedStep,
@@ -77,6 +77,7 @@ export type {
   RepairEvent,
   RepairedCall,
 } from './agent/agent';
+export type { AgentEvent, AgentEventType } from './agent/events';
 export { ToolCatalog } from './agent/catalog';
 export type { CatalogOptions, CatalogSelection } from './agent/catalog';
 export {

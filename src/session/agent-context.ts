@@ -17,6 +17,15 @@ export interface ToolCallInfo {
   /** Stable for the same session and model tool call id: a retried or resumed call gets the same key. */
   idempotencyKey: string;
   signal?: AbortSignal;
+  /** Where `context.reportProgress` goes for this call (a stream consumer, an MCP progress token). */
+  onProgress?: (progress: ToolProgress) => void;
+}
+
+/** How far a running tool got: `progress` grows; `total` when known; a short human `message`. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** Mutable session data, shared by a context and its per-call views (so views see one state). */
@@ -87,6 +96,20 @@ export class AgentContext {
   /** The AbortSignal of the running tool call (timeout or run cancelled), if any. */
   get signal(): AbortSignal | undefined {
     return this.toolCall?.signal;
+  }
+
+  /**
+   * Tells whoever is watching this call how far it got (stream events, MCP `notifications/progress`).
+   * A no-op when nobody is; never throws into the tool.
+   */
+  reportProgress(progress: number, total?: number, message?: string): void {
+    const sink = this.toolCall?.onProgress;
+    if (!sink) return;
+    try {
+      sink(total === undefined && message === undefined ? { progress } : { progress, total, message });
+    } catch {
+      // A failing observer must not fail the tool.
+    }
   }
 
   get idempotencyKey(): string | undefined {

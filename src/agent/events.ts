@@ -1,0 +1,23 @@
+import type { ToolProgress } from '../session/agent-context';
+import type { ModelUsage } from './model';
+import type { PendingApproval, RunResult, ToolCallRecord } from './agent';
+
+/**
+ * What `agent.stream()` yields, in order: `run-start`; per model turn its `text-delta`s and
+ * `tool-call`s, then each call's `tool-progress`es and `tool-result`, then `turn-end`; an
+ * `approval-required` per call that waits for a human; last `run-end` with the same `RunResult`
+ * `run()` returns. Events are plain data (JSON-serializable), so they can cross a wire unchanged.
+ */
+export type AgentEvent =
+  | { type: 'run-start'; runId: string; sessionId: string; resumed: boolean }
+  | { type: 'text-delta'; runId: string; turn: number; delta: string }
+  /** A tool call whose arguments are complete, as the model wrote them (JSON text). */
+  | { type: 'tool-call'; runId: string; turn: number; toolCallId: string; name: string; arguments: string }
+  | ({ type: 'tool-progress'; runId: string; toolCallId: string; name: string } & ToolProgress)
+  /** What the call did and what the model saw (`record.result`). */
+  | { type: 'tool-result'; runId: string; turn: number; record: ToolCallRecord }
+  | { type: 'approval-required'; runId: string; approval: PendingApproval }
+  | { type: 'turn-end'; runId: string; turn: number; usage: ModelUsage }
+  | { type: 'run-end'; runId: string; result: RunResult };
+
+export type AgentEventType = AgentEvent['type'];
