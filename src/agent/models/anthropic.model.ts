@@ -4,14 +4,17 @@ import type {
   Message as AnthropicMessage,
   MessageCreateParamsNonStreaming,
   MessageParam,
+  RawMessageStreamEvent,
+  StopReason,
   ToolResultBlockParam,
+  Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { toModelError } from './sdk-errors';
+import { streamCut, toModelError, toStreamError } from './sdk-errors';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse } from '../model';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';
 
 export interface AnthropicModelOptions {
   /** e.g. `claude-sonnet-4-6`. */
@@ -38,7 +41,7 @@ export interface AnthropicModelOptions {
  * toolwright's types need no SDK install; an `Anthropic` (or Bedrock/Vertex) instance fits.
  */
 export interface AnthropicClientLike {
-  messages: { create(body: never, options?: never): { asResponse(): Promise<Response> } };
+  messages: { create(body: never, options?: never): PromiseLike<unknown> & { asResponse(): Promise<Response> } };
 }
 
 const PROVIDER = 'anthropic';
@@ -67,10 +70,101 @@ export class AnthropicModel implements Model {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
+    let response: Response;
+    try {
+      // The raw response, so a malformed body still reports the HTTP status it came with.
+      response = await this.client.messages.create(this.body(request), { signal: request.signal }).asResponse();
+    } catch (error) {
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, anthropicSdk());
+    }
+    return toResponse(await readMessage(response));
+  }
+
+  /**
+   * The same exchange streamed (`stream: true`): text deltas as they come, each tool call at its
+   * block's `content_block_stop` (its input arrives as `input_json_delta` pieces), then `finish`
+   * with what `generate` would have returned, once `message_stop` says the message is whole.
+   */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const sdk = anthropicSdk();
+    let events: AsyncIterable<RawMessageStreamEvent>;
+    try {
+      events = await this.client.messages.create({ ...this.body(request), stream: true }, { signal: request.signal });
+    } catch (error) {
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
+    }
+
+    const blocks: StreamedBlock[] = [];
+    let usage: Partial<Usage> | undefined;
+    let stopReason: StopReason | null = null;
+    let stopped = false;
+    try {
+      for await (const event of events) {
+        switch (event.type) {
+          case 'message_start':
+            usage = { ...event.message.usage };
+            break;
+          case 'content_block_start': {
+            const block = event.content_block;
+            if (block.type === 'text') {
+              blocks[event.index] = { type: 'text', text: block.text };
+              if (block.text) yield { type: 'text-delta', delta: block.text };
+            } else if (block.type === 'tool_use') {
+              blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
+            } else {
+              blocks[event.index] = { type: 'other' };
+            }
+            break;
+          }
+          case 'content_block_delta': {
+            const block = blocks[event.index];
+            if (event.delta.type === 'text_delta' && block?.type === 'text') {
+              block.text += event.delta.text;
+              yield { type: 'text-delta', delta: event.delta.text };
+            } else if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use') {
+              block.json += event.delta.partial_json;
+            }
+            break;
+          }
+          case 'content_block_stop': {
+            const block = blocks[event.index];
+            if (block?.type === 'tool_use') {
+              block.call = toToolCall(block.id, block.name, parseStreamedInput(block.json));
+              yield { type: 'tool-call', toolCall: block.call };
+            }
+            break;
+          }
+          case 'message_delta':
+            stopReason = event.delta.stop_reason ?? stopReason;
+            // Counts here are cumulative: the last one stands, over what message_start said.
+            for (const [key, value] of Object.entries(event.usage ?? {}))
+              if (value !== null && value !== undefined) usage = { ...usage, [key]: value };
+            break;
+          case 'message_stop':
+            stopped = true;
+            break;
+        }
+      }
+    } catch (error) {
+      throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+    }
+    // The SDK ends the iteration quietly when the signal aborts it.
+    if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
+    if (!stopped) throw streamCut(PROVIDER, 'message_stop');
+    const text = blocks.flatMap((block) => (block?.type === 'text' ? [block.text] : [])).join('');
+    const toolCalls = blocks.flatMap((block) => (block?.type === 'tool_use' && block.call ? [block.call] : []));
+    yield {
+      type: 'finish',
+      response: { content: text === '' ? null : text, toolCalls, usage: toUsage(usage), finishReason: stopReason ?? undefined },
+    };
+  }
+
+  /** The request body both ways share. */
+  private body(request: ModelRequest): MessageCreateParamsNonStreaming {
     const system = [request.instructions, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
       .filter((text): text is string => !!text)
       .join('\n\n');
-    const body: MessageCreateParamsNonStreaming = {
+    return {
       model: this.options.model,
       max_tokens: this.options.maxTokens ?? 4096,
       messages: toAnthropicMessages(request),
@@ -80,27 +174,36 @@ export class AnthropicModel implements Model {
         : {}),
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
     };
+  }
+}
 
-    let response: Response;
-    try {
-      // The raw response, so a malformed body still reports the HTTP status it came with.
-      response = await this.client.messages.create(body, { signal: request.signal }).asResponse();
-    } catch (error) {
-      throw toModelError(PROVIDER, error, this.options.timeoutMs, anthropicSdk());
-    }
-    const message = await readMessage(response);
+/** A content block as the stream builds it; a tool call is complete at its `content_block_stop`. */
+type StreamedBlock =
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string; call?: ToolCall } | { type: 'other' };
 
-    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-    const toolCalls: ToolCall[] = message.content.flatMap((block) =>
-      // Anthropic sends arguments as an object; the runner expects the JSON text.
-      block.type === 'tool_use' ? [{ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) }] : [],
-    );
-    return {
-      content: text === '' ? null : text,
-      toolCalls,
-      usage: message.usage ? { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 } : undefined,
-      finishReason: message.stop_reason ?? undefined,
-    };
+/** A whole message as a ModelResponse; `stream` builds the same from its blocks. */
+function toResponse(message: AnthropicMessage): ModelResponse {
+  const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+  const toolCalls = message.content.flatMap((block) => (block.type === 'tool_use' ? [toToolCall(block.id, block.name, block.input)] : []));
+  return { content: text === '' ? null : text, toolCalls, usage: toUsage(message.usage), finishReason: message.stop_reason ?? undefined };
+}
+
+/** Anthropic sends arguments as an object; the runner expects the JSON text. */
+function toToolCall(id: string, name: string, input: unknown): ToolCall {
+  return { id, name, arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}) };
+}
+
+function toUsage(usage: Partial<Usage> | null | undefined): ModelResponse['usage'] {
+  return usage ? { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } : undefined;
+}
+
+/** The concatenated `input_json_delta`s: `''` is a call without input; broken JSON stays as written, for the runner to report. */
+function parseStreamedInput(json: string): unknown {
+  if (json.trim() === '') return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
   }
 }
 

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { toModelError } from './sdk-errors';
+import { streamCut, toModelError, toStreamError } from './sdk-errors';
 import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../schema/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse } from '../model';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';
 
 export interface OpenAIChatModelOptions {
   /** `gpt-4.1`, or whatever name a local server (llama.cpp, vLLM, Ollama) gives its model. */
@@ -40,7 +47,7 @@ export interface OpenAIChatModelOptions {
  * types need no `openai` install; an `OpenAI` (or `AzureOpenAI`) instance fits.
  */
 export interface OpenAIClientLike {
-  chat: { completions: { create(body: never, options?: never): { asResponse(): Promise<Response> } } };
+  chat: { completions: { create(body: never, options?: never): PromiseLike<unknown> & { asResponse(): Promise<Response> } } };
 }
 
 const PROVIDER = 'openai';
@@ -69,6 +76,87 @@ export class OpenAIChatModel implements Model {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
+    const { body, strictSchemas } = this.request(request);
+    let response: Response;
+    try {
+      // The raw response, so a malformed body still reports the HTTP status it came with.
+      response = await this.client.chat.completions.create(body, { signal: request.signal }).asResponse();
+    } catch (error) {
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, openaiSdk());
+    }
+    const completion = await readCompletion(response);
+    const choice = completion.choices[0];
+    return toResponse(choice.message, choice.finish_reason, completion.usage, strictSchemas);
+  }
+
+  /**
+   * The same exchange streamed (`stream: true`, usage in the last chunk): text deltas as they come,
+   * each tool call once its arguments are complete (at the choice's `finish_reason`; the chunks
+   * carry them in pieces by `index`), then `finish` with what `generate` would have returned.
+   */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const { body, strictSchemas } = this.request(request);
+    const sdk = openaiSdk();
+    let chunks: AsyncIterable<ChatCompletionChunk>;
+    try {
+      chunks = await this.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: request.signal },
+      );
+    } catch (error) {
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
+    }
+
+    let content: string | null = null;
+    let refusal: string | null = null;
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    let finishReason: string | null = null;
+    let toolCalls: ToolCall[] = [];
+    let usage: CompletionUsage | undefined;
+    try {
+      for await (const chunk of chunks) {
+        if (chunk.usage) usage = chunk.usage;
+        const choice = chunk.choices?.find((c) => c.index === 0);
+        if (!choice) continue; // the usage chunk has no choices
+        const delta = choice.delta ?? {};
+        if (typeof delta.content === 'string') {
+          content = (content ?? '') + delta.content;
+          if (delta.content !== '') yield { type: 'text-delta', delta: delta.content };
+        }
+        if (typeof delta.refusal === 'string') {
+          refusal = (refusal ?? '') + delta.refusal;
+          if (delta.refusal !== '') yield { type: 'text-delta', delta: delta.refusal };
+        }
+        for (const part of delta.tool_calls ?? []) {
+          const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+          if (part.id) call.id = part.id;
+          if (part.function?.name) call.name = part.function.name;
+          const args: unknown = part.function?.arguments;
+          if (args !== undefined && args !== null) call.arguments += typeof args === 'string' ? args : JSON.stringify(args);
+        }
+        if (choice.finish_reason && finishReason === null) {
+          finishReason = choice.finish_reason;
+          const message = {
+            content,
+            refusal,
+            tool_calls: calls.filter(Boolean).map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
+          };
+          toolCalls = toResponse(message, finishReason, undefined, strictSchemas).toolCalls;
+          for (const toolCall of toolCalls) yield { type: 'tool-call', toolCall };
+        }
+      }
+    } catch (error) {
+      throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+    }
+    // The SDK ends the iteration quietly when the signal aborts it.
+    if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
+    if (finishReason === null) throw streamCut(PROVIDER, 'a finish_reason');
+    const response = toResponse({ content, refusal, tool_calls: [] }, finishReason, usage, strictSchemas);
+    yield { type: 'finish', response: { ...response, toolCalls } };
+  }
+
+  /** The request body both ways share, and the tools sent strict (whose nulls mean "absent"). */
+  private request(request: ModelRequest): { body: ChatCompletionCreateParamsNonStreaming; strictSchemas: Map<string, JsonSchema> } {
     const tools = request.tools.map((def) => ({ def, tool: toOpenAITool(def, { strict: this.options.strictTools }) }));
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: this.options.model,
@@ -79,36 +167,32 @@ export class OpenAIChatModel implements Model {
     if (this.options.maxTokens !== undefined) {
       body[this.options.maxTokensField ?? (this.options.baseURL ? 'max_tokens' : 'max_completion_tokens')] = this.options.maxTokens;
     }
-
-    let response: Response;
-    try {
-      // The raw response, so a malformed body still reports the HTTP status it came with.
-      response = await this.client.chat.completions.create(body, { signal: request.signal }).asResponse();
-    } catch (error) {
-      throw toModelError(PROVIDER, error, this.options.timeoutMs, openaiSdk());
-    }
-    const completion = await readCompletion(response);
-
-    const choice = completion.choices[0];
-    const message = choice.message;
     // Strict mode spells "absent" as null; give the runner arguments that fit the original schema.
     const strictSchemas = new Map<string, JsonSchema>(
       tools.filter(({ tool }) => tool.function.strict).map(({ def }) => [def.name, def.parameters]),
     );
-    const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) => {
-      if (call.type !== 'function') return [];
-      const name = call.function.name;
-      return [{ id: call.id || `call_${randomUUID()}`, name, arguments: readArguments(call.function.arguments, strictSchemas.get(name)) }];
-    });
-    return {
-      content: message.content ?? message.refusal ?? null,
-      toolCalls,
-      usage: completion.usage
-        ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 }
-        : undefined,
-      finishReason: choice.finish_reason ?? undefined,
-    };
+    return { body, strictSchemas };
   }
+}
+
+/** A completion's message as a ModelResponse: the one mapping `generate` and `stream` share. */
+function toResponse(
+  message: Pick<ChatCompletionMessage, 'content' | 'refusal' | 'tool_calls'>,
+  finishReason: string | null | undefined,
+  usage: CompletionUsage | undefined,
+  strictSchemas: Map<string, JsonSchema>,
+): ModelResponse {
+  const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) => {
+    if (call.type !== 'function') return [];
+    const name = call.function.name;
+    return [{ id: call.id || `call_${randomUUID()}`, name, arguments: readArguments(call.function.arguments, strictSchemas.get(name)) }];
+  });
+  return {
+    content: message.content ?? message.refusal ?? null,
+    toolCalls,
+    usage: usage ? { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } : undefined,
+    finishReason: finishReason ?? undefined,
+  };
 }
 
 function toChatMessages(request: ModelRequest): ChatCompletionMessageParam[] {

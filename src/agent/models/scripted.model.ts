@@ -1,6 +1,6 @@
 import { ModelError } from '../../errors/errors';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse } from '../model';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';
 
 export interface ScriptedToolCall {
   name: string;
@@ -14,7 +14,8 @@ export interface ScriptedToolCall {
 export type ScriptedStep =
   | { text: string; toolCalls?: ScriptedToolCall[]; finishReason?: string }
   | { text?: string; toolCalls: ScriptedToolCall[]; finishReason?: string }
-  | { error: Error };
+  /** `text` is streamed before the error is thrown (a stream cut mid-answer); `generate` just throws. */
+  | { error: Error; text?: string };
 
 /** A step computed from the request, e.g. to read the last tool result and correct a call. */
 export type ScriptedStepFn = (request: ModelRequest, turn: number) => ScriptedStep | Promise<ScriptedStep>;
@@ -76,6 +77,30 @@ export class ScriptedModel implements Model {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
+    const { step, history } = await this.play(request);
+    if ('error' in step) throw step.error;
+    return this.respond(request, step, history);
+  }
+
+  /**
+   * The same step streamed: its text word by word, then its tool calls (each complete), then
+   * `finish` with what `generate` returns. An error step with `text` streams that text and then
+   * throws its error: a stream cut in the middle, scripted.
+   */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const { step, history } = await this.play(request);
+    const response = 'error' in step ? undefined : this.respond(request, step, history);
+    for (const delta of (response ? response.content : step.text)?.match(WORDS) ?? []) {
+      if (request.signal?.aborted) throw new ModelError(this.name, 'request aborted');
+      yield { type: 'text-delta', delta };
+    }
+    if ('error' in step) throw step.error;
+    for (const toolCall of response!.toolCalls) yield { type: 'tool-call', toolCall };
+    yield { type: 'finish', response: response! };
+  }
+
+  /** Records the request and picks its step. */
+  private async play(request: ModelRequest): Promise<{ step: ScriptedStep; history: { source: ModelRequest['messages']; seen: number } }> {
     const turn = this.turns++;
     // The history only grows after this turn (and is replaced, never edited): recording its length
     // is enough, and the messages this turn saw are sliced only if a test reads them.
@@ -101,8 +126,14 @@ export class ScriptedModel implements Model {
           '. Add a step, or check why the agent asked the model again.',
       );
     }
-    if ('error' in step) throw step.error;
+    return { step, history: { source, seen } };
+  }
 
+  private respond(
+    request: ModelRequest,
+    step: Exclude<ScriptedStep, { error: Error }>,
+    history: { source: ModelRequest['messages']; seen: number },
+  ): ModelResponse {
     const toolCalls: ToolCall[] = (step.toolCalls ?? []).map((call) => ({
       id: call.id ?? `call_${this.nextCallId++}`,
       name: call.name,
@@ -113,13 +144,18 @@ export class ScriptedModel implements Model {
       content,
       toolCalls,
       usage: {
-        inputTokens: roughTokens(JSON.stringify([request.instructions, request.tools]).length + this.historyChars(source, seen)),
+        inputTokens: roughTokens(
+          JSON.stringify([request.instructions, request.tools]).length + this.historyChars(history.source, history.seen),
+        ),
         outputTokens: roughTokens((content ?? '') + JSON.stringify(toolCalls)),
       },
       finishReason: step.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     };
   }
 }
+
+/** How `stream` cuts text: each word with the spaces after it (leading spaces on their own). */
+const WORDS = /\S+\s*|\s+/g;
 
 /** About four characters a token: enough for usage to be non-zero and grow with the input. */
 function roughTokens(chars: number | string): number {
