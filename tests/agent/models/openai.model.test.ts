@@ -1,7 +1,8 @@
 import { ModelError } from '../../../src/errors/errors';
 import { OpenAIChatModel } from '../../../src/agent/models/openai.model';
 import type { ToolDefinition } from '../../../src/schema/json-schema';
-import { json, useWireServer } from '../../support/wire-server';
+import fc from 'fast-check';
+import { json, openAIStream, readStream, splitEvery, sse, useWireServer, watchClose } from '../../support/wire-server';
 
 /** A local server speaking the Chat Completions wire format; each test queues its replies. */
 const wire = useWireServer('/v1', (req, res) => json(500, { error: { message: 'no reply queued' } })(req, res));
@@ -364,5 +365,209 @@ describe('OpenAIChatModel', () => {
 
     expect(error.message).toContain('aborted');
     expect(error.retryable).toBe(false);
+  });
+});
+
+describe('OpenAIChatModel.stream', () => {
+  const ask = { messages: [{ role: 'user' as const, content: 'Refund A-1 and A-2' }], tools: [refundTool] };
+  const twoCalls = completion(
+    {
+      content: 'Refunding both.',
+      tool_calls: [
+        { id: 'call_a', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-1","reason":"broken"}' } },
+        { id: 'call_b', type: 'function', function: { name: 'process_refund', arguments: '{"order_id":"A-2","reason":"late"}' } },
+      ],
+    },
+    'tool_calls',
+  );
+
+  it('streams text deltas, then parallel tool calls assembled from argument pieces, then finish = what generate returns', async () => {
+    wire.replies.push(json(200, twoCalls), sse(openAIStream(twoCalls, splitEvery(3))));
+
+    const generated = await model({ temperature: 0 }).generate(ask);
+    const { parts, error } = await readStream(model({ temperature: 0 }).stream(ask));
+
+    expect(error).toBeUndefined();
+    const deltas = parts.flatMap((p) => (p.type === 'text-delta' ? [p.delta] : []));
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe('Refunding both.');
+    expect(parts.filter((p) => p.type === 'tool-call')).toEqual([
+      { type: 'tool-call', toolCall: { id: 'call_a', name: 'process_refund', arguments: '{"order_id":"A-1","reason":"broken"}' } },
+      { type: 'tool-call', toolCall: { id: 'call_b', name: 'process_refund', arguments: '{"order_id":"A-2","reason":"late"}' } },
+    ]);
+    expect(parts.at(-1)).toEqual({ type: 'finish', response: generated });
+    expect(parts.filter((p) => p.type === 'finish')).toHaveLength(1);
+    // The same request, asking for a stream with usage at its end.
+    expect(wire.received[1].body).toEqual({ ...wire.received[0].body, stream: true, stream_options: { include_usage: true } });
+  });
+
+  it("finish equals generate's response for any answer, however the chunks and the bytes are cut (property)", async () => {
+    const args = fc.record(
+      {
+        order_id: fc.string({ minLength: 1, unit: 'grapheme' }),
+        amount: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true })),
+        reason: fc.string({ unit: 'grapheme' }),
+      },
+      { requiredKeys: ['order_id', 'reason'] },
+    );
+    const answer = fc.record({
+      content: fc.option(fc.string({ minLength: 1, unit: 'grapheme' })),
+      calls: fc.array(fc.tuple(fc.stringMatching(/^call_[A-Za-z0-9]{1,12}$/), args), { maxLength: 3 }),
+      usage: fc.record({ prompt_tokens: fc.nat(), completion_tokens: fc.nat() }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        answer,
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.boolean(),
+        async (a, size, pieces, strict) => {
+          const body = completion(
+            {
+              content: a.content,
+              ...(a.calls.length > 0
+                ? {
+                    tool_calls: a.calls.map(([id, input]) => ({
+                      id,
+                      type: 'function',
+                      function: { name: 'process_refund', arguments: JSON.stringify(input) },
+                    })),
+                  }
+                : {}),
+            },
+            a.calls.length > 0 ? 'tool_calls' : 'stop',
+            a.usage,
+          );
+          wire.replies.push(json(200, body), sse(openAIStream(body, splitEvery(size)), { pieces }));
+          const generated = await model({ strictTools: strict }).generate(ask);
+          const { parts, error } = await readStream(model({ strictTools: strict }).stream(ask));
+          expect(error).toBeUndefined();
+          expect(parts.at(-1)).toEqual({ type: 'finish', response: generated });
+          expect(parts.flatMap((p) => (p.type === 'text-delta' ? [p.delta] : [])).join('')).toBe(generated.content ?? '');
+          expect(parts.flatMap((p) => (p.type === 'tool-call' ? [p.toolCall] : []))).toEqual(generated.toolCalls);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('streams a refusal as text, as generate reports it', async () => {
+    const refusal = completion({ refusal: "I'm sorry, I can't help with that." }, 'stop');
+    wire.replies.push(json(200, refusal), sse(openAIStream(refusal)));
+
+    const generated = await model().generate(ask);
+    const { parts } = await readStream(model().stream(ask));
+
+    expect(generated.content).toBe("I'm sorry, I can't help with that.");
+    expect(parts.at(-1)).toEqual({ type: 'finish', response: generated });
+  });
+
+  it('a stream cut in the middle (socket destroyed after some chunks) throws a retryable ModelError after the deltas that arrived', async () => {
+    wire.replies.push(sse(openAIStream(twoCalls, splitEvery(3)), { cutAfter: 4 }));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts.map((p) => p.type)).toEqual(['text-delta', 'text-delta', 'text-delta']);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).code).toBe('MODEL_FAILED');
+    expect((error as ModelError).retryable).toBe(true);
+    expect((error as ModelError).status).toBeUndefined();
+    expect((error as ModelError).message).toContain('connection lost mid-stream');
+  });
+
+  it('a stream the server ends cleanly before any finish_reason is a cut too, and no tool call is half-reported', async () => {
+    const events = openAIStream(twoCalls, splitEvery(3));
+    wire.replies.push(sse(events.slice(0, events.length - 4)));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts.some((p) => p.type === 'tool-call' || p.type === 'finish')).toBe(false);
+    expect((error as ModelError).retryable).toBe(true);
+    expect((error as ModelError).message).toContain('finish_reason');
+  });
+
+  it('an error chunk inside the stream is a ModelError with its type’s status', async () => {
+    const events = openAIStream(twoCalls);
+    const failure = {
+      error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+    };
+    wire.replies.push(sse([...events.slice(0, 3), { data: JSON.stringify(failure) }]));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts.length).toBe(2);
+    expect([(error as ModelError).status, (error as ModelError).retryable]).toEqual([500, true]);
+    expect((error as ModelError).message).toContain('The server had an error');
+  });
+
+  it('a chunk that is not JSON is a non-retryable ModelError', async () => {
+    wire.replies.push(sse([openAIStream(twoCalls)[0], { data: '{"id":"chatcmpl-1","choices":[{' }]));
+    const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined); // the SDK logs the chunk it could not parse
+
+    const { error } = await readStream(model().stream(ask));
+    quiet.mockRestore();
+
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).retryable).toBe(false);
+    expect((error as ModelError).message).toContain('not JSON');
+  });
+
+  it.each([
+    [429, true, { error: { message: 'Rate limit reached for gpt-4.1', type: 'requests', param: null, code: 'rate_limit_exceeded' } }],
+    [500, true, { error: { message: 'The server had an error', type: 'server_error', param: null, code: null } }],
+    [400, false, { error: { message: 'Invalid schema', type: 'invalid_request_error', param: null, code: null } }],
+  ])('HTTP %i before the first byte is a ModelError with that status (retryable: %s)', async (status, retryable, body) => {
+    wire.replies.push(json(status, body));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts).toEqual([]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect([(error as ModelError).status, (error as ModelError).retryable]).toEqual([status, retryable]);
+  });
+
+  it("retries an HTTP error before the first byte with the SDK's retries", async () => {
+    wire.replies.push(json(503, { error: { message: 'overloaded' } }), sse(openAIStream(completion({ content: 'second try' }, 'stop'))));
+
+    const { parts } = await readStream(model({ maxRetries: 1 }).stream(ask));
+
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', response: { content: 'second try' } });
+    expect(wire.received).toHaveLength(2);
+  });
+
+  it('the request signal aborts a stream under way: a non-retryable ModelError, and the connection is closed', async () => {
+    const held = watchClose(sse(openAIStream(twoCalls), { holdAfter: 2 }));
+    wire.replies.push(held.reply);
+    const controller = new AbortController();
+
+    const { parts, error } = await readStream(model().stream({ ...ask, signal: controller.signal }), () => controller.abort());
+
+    expect(parts).toEqual([{ type: 'text-delta', delta: 'Refu' }]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).message).toContain('aborted');
+    expect((error as ModelError).retryable).toBe(false);
+    await held.closed;
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+
+    const { error } = await readStream(model().stream({ ...ask, signal: controller.signal }));
+
+    expect((error as ModelError).message).toContain('aborted');
+    expect(wire.received).toHaveLength(0);
+  });
+
+  it('a consumer that stops reading early releases the connection', async () => {
+    const held = watchClose(sse(openAIStream(twoCalls), { holdAfter: 3 }));
+    wire.replies.push(held.reply);
+
+    for await (const part of model().stream(ask)) {
+      expect(part.type).toBe('text-delta');
+      break;
+    }
+
+    await held.closed;
   });
 });
