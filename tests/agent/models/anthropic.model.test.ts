@@ -1,7 +1,8 @@
 import { ModelError } from '../../../src/errors/errors';
 import { AnthropicModel } from '../../../src/agent/models/anthropic.model';
 import type { ToolDefinition } from '../../../src/schema/json-schema';
-import { json, useWireServer } from '../../support/wire-server';
+import fc from 'fast-check';
+import { anthropicStream, json, readStream, splitEvery, sse, useWireServer, watchClose } from '../../support/wire-server';
 
 /** A local server speaking the Messages API wire format; each test queues its replies. */
 const wire = useWireServer('', (req, res) => answer(500, apiError('api_error', 'no reply queued'))(req, res));
@@ -284,5 +285,169 @@ describe('AnthropicModel', () => {
 
     expect(error.message).toContain('aborted');
     expect(error.retryable).toBe(false);
+  });
+});
+
+describe('AnthropicModel.stream', () => {
+  const ask = { messages: [{ role: 'user' as const, content: 'Where are A-1 and A-2?' }], tools: [orderTool] };
+  const twoCalls = message(
+    [
+      { type: 'text', text: 'Let me look both up.' },
+      { type: 'tool_use', id: 'toolu_a', name: 'get_order', input: { order_id: 'A-1' } },
+      { type: 'tool_use', id: 'toolu_b', name: 'get_order', input: { order_id: 'A-2' } },
+    ],
+    'tool_use',
+  );
+
+  it('streams text deltas, parallel tool_use blocks assembled from input_json_delta pieces, then finish = what generate returns', async () => {
+    wire.replies.push(answer(200, twoCalls), sse(anthropicStream(twoCalls, splitEvery(5)), { headers: { 'request-id': 'req_011CTest' } }));
+
+    const generated = await model({ temperature: 0 }).generate(ask);
+    const { parts, error } = await readStream(model({ temperature: 0 }).stream(ask));
+
+    expect(error).toBeUndefined();
+    const deltas = parts.flatMap((p) => (p.type === 'text-delta' ? [p.delta] : []));
+    expect(deltas).toEqual(['Let m', 'e loo', 'k bot', 'h up.']);
+    // Each call as soon as its block stops, before the message ends.
+    expect(parts.slice(deltas.length)).toEqual([
+      { type: 'tool-call', toolCall: { id: 'toolu_a', name: 'get_order', arguments: '{"order_id":"A-1"}' } },
+      { type: 'tool-call', toolCall: { id: 'toolu_b', name: 'get_order', arguments: '{"order_id":"A-2"}' } },
+      { type: 'finish', response: generated },
+    ]);
+    expect(generated.usage).toEqual({ inputTokens: 412, outputTokens: 93 });
+    expect(wire.received[1].body).toEqual({ ...wire.received[0].body, stream: true });
+  });
+
+  it("finish equals generate's response for any answer, however the events and the bytes are cut (property)", async () => {
+    const block = fc.oneof(
+      fc.record({ type: fc.constant('text'), text: fc.string({ minLength: 1, unit: 'grapheme' }) }),
+      fc.record({
+        type: fc.constant('tool_use'),
+        id: fc.stringMatching(/^toolu_[A-Za-z0-9]{1,20}$/),
+        name: fc.constant('get_order'),
+        input: fc.dictionary(fc.string({ unit: 'grapheme' }), fc.jsonValue()),
+      }),
+    );
+    const usage = fc.record({ input_tokens: fc.nat(), output_tokens: fc.nat() });
+    const stop = fc.constantFrom('end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'pause_turn', 'refusal');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(block, { maxLength: 4 }),
+        usage,
+        stop,
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (content, u, reason, size, pieces) => {
+          const body = message(content, reason, u);
+          wire.replies.push(answer(200, body), sse(anthropicStream(body, splitEvery(size)), { pieces }));
+          const generated = await model().generate(ask);
+          const { parts, error } = await readStream(model().stream(ask));
+          expect(error).toBeUndefined();
+          expect(parts.at(-1)).toEqual({ type: 'finish', response: generated });
+          expect(parts.flatMap((p) => (p.type === 'text-delta' ? [p.delta] : [])).join('')).toBe(generated.content ?? '');
+          expect(parts.flatMap((p) => (p.type === 'tool-call' ? [p.toolCall] : []))).toEqual(generated.toolCalls);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a tool_use block whose input arrives empty is a call with {}', async () => {
+    const noInput = message([{ type: 'tool_use', id: 'toolu_n', name: 'get_order', input: {} }], 'tool_use');
+    const events = anthropicStream(noInput).filter((e) => !e.data.includes('"partial_json":"{}"'));
+    wire.replies.push(sse(events));
+
+    const { parts } = await readStream(model().stream(ask));
+
+    expect(parts[0]).toEqual({ type: 'tool-call', toolCall: { id: 'toolu_n', name: 'get_order', arguments: '{}' } });
+  });
+
+  it('a stream cut in the middle (socket destroyed after some events) throws a retryable ModelError after the deltas that arrived', async () => {
+    wire.replies.push(sse(anthropicStream(twoCalls, splitEvery(5)), { cutAfter: 5 }));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts).toEqual([
+      { type: 'text-delta', delta: 'Let m' },
+      { type: 'text-delta', delta: 'e loo' },
+    ]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).code).toBe('MODEL_FAILED');
+    expect((error as ModelError).retryable).toBe(true);
+    expect((error as ModelError).status).toBeUndefined();
+    expect((error as ModelError).message).toContain('connection lost mid-stream');
+  });
+
+  it('a stream the server ends cleanly before message_stop is a cut too', async () => {
+    const events = anthropicStream(twoCalls);
+    wire.replies.push(sse(events.slice(0, -1)));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts.some((p) => p.type === 'finish')).toBe(false);
+    expect((error as ModelError).retryable).toBe(true);
+    expect((error as ModelError).message).toContain('message_stop');
+  });
+
+  it('an overloaded_error event inside the stream is a retryable ModelError with status 529', async () => {
+    const events = anthropicStream(twoCalls, splitEvery(5));
+    const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+    wire.replies.push(sse([...events.slice(0, 4), { event: 'error', data: JSON.stringify(overloaded) }]));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts).toEqual([{ type: 'text-delta', delta: 'Let m' }]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect([(error as ModelError).status, (error as ModelError).retryable]).toEqual([529, true]);
+    expect((error as ModelError).message).toContain('overloaded_error: Overloaded');
+  });
+
+  it('an invalid_request_error event inside the stream is not retryable', async () => {
+    const invalid = { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } };
+    wire.replies.push(sse([anthropicStream(twoCalls)[0], { event: 'error', data: JSON.stringify(invalid) }]));
+
+    const { error } = await readStream(model().stream(ask));
+
+    expect([(error as ModelError).status, (error as ModelError).retryable]).toEqual([400, false]);
+  });
+
+  it.each([
+    [429, true, apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit')],
+    [500, true, apiError('api_error', 'Internal server error')],
+    [529, true, apiError('overloaded_error', 'Overloaded')],
+    [400, false, apiError('invalid_request_error', 'max_tokens: Field required')],
+  ])('HTTP %i before the first byte is a ModelError with that status (retryable: %s)', async (status, retryable, body) => {
+    wire.replies.push(answer(status, body));
+
+    const { parts, error } = await readStream(model().stream(ask));
+
+    expect(parts).toEqual([]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect([(error as ModelError).status, (error as ModelError).retryable]).toEqual([status, retryable]);
+  });
+
+  it('the request signal aborts a stream under way: a non-retryable ModelError, and the connection is closed', async () => {
+    const held = watchClose(sse(anthropicStream(twoCalls, splitEvery(5)), { holdAfter: 4 }));
+    wire.replies.push(held.reply);
+    const controller = new AbortController();
+
+    const { parts, error } = await readStream(model().stream({ ...ask, signal: controller.signal }), () => controller.abort());
+
+    expect(parts).toEqual([{ type: 'text-delta', delta: 'Let m' }]);
+    expect((error as ModelError).message).toContain('aborted');
+    expect((error as ModelError).retryable).toBe(false);
+    await held.closed;
+  });
+
+  it('a consumer that stops reading early releases the connection', async () => {
+    const held = watchClose(sse(anthropicStream(twoCalls), { holdAfter: 5 }));
+    wire.replies.push(held.reply);
+
+    for await (const part of model().stream(ask)) {
+      expect(part.type).toBe('text-delta');
+      break;
+    }
+
+    await held.closed;
   });
 });
