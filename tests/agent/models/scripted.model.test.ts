@@ -1,6 +1,7 @@
 import { ModelError, ToolwrightError } from '../../../src/errors/errors';
 import { ScriptedModel } from '../../../src/agent/models/scripted.model';
-import type { ModelRequest } from '../../../src/agent/model';
+import fc from 'fast-check';
+import type { ModelRequest, ModelStreamPart } from '../../../src/agent/model';
 import type { Message } from '../../../src/session/message';
 import type { ToolDefinition } from '../../../src/schema/json-schema';
 
@@ -158,5 +159,98 @@ describe('ScriptedModel records requests without copying the history each turn',
     const listed = new ScriptedModel([{ text: 'a' }, { text: 'b' }], { keepRequests: 1 });
     await listed.generate({ instructions: undefined, messages: [], tools: [] });
     expect(listed.remaining).toBe(1);
+  });
+});
+
+describe('ScriptedModel.stream', () => {
+  async function read(model: ScriptedModel, req: ModelRequest = request()) {
+    const parts: ModelStreamPart[] = [];
+    try {
+      for await (const part of model.stream(req)) parts.push(part);
+      return { parts };
+    } catch (error) {
+      return { parts, error };
+    }
+  }
+
+  it("streams text word by word, then complete tool calls, then finish = generate's response, for any script (property)", async () => {
+    const step = fc.record(
+      {
+        text: fc.string({ unit: 'grapheme' }),
+        toolCalls: fc.array(
+          fc.record(
+            { name: fc.constant('get_order'), arguments: fc.dictionary(fc.string(), fc.jsonValue()), id: fc.string({ minLength: 1 }) },
+            { requiredKeys: ['name'] },
+          ),
+          { maxLength: 3 },
+        ),
+        finishReason: fc.string(),
+      },
+      { requiredKeys: ['text'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 4 }), async (steps) => {
+        // Twins: one generates, one streams, through the same turns (generated call ids included).
+        const generating = new ScriptedModel(steps);
+        const streaming = new ScriptedModel(steps);
+        for (const _ of steps) {
+          const generated = await generating.generate(request());
+          const { parts, error } = await read(streaming);
+          expect(error).toBeUndefined();
+          expect(parts.at(-1)).toEqual({ type: 'finish', response: generated });
+          const deltas = parts.flatMap((p) => (p.type === 'text-delta' ? [p.delta] : []));
+          expect(deltas.join('')).toBe(generated.content ?? '');
+          expect(deltas.every((d) => d !== '')).toBe(true);
+          expect(parts.flatMap((p) => (p.type === 'tool-call' ? [p.toolCall] : []))).toEqual(generated.toolCalls);
+        }
+        expect(streaming.requests).toHaveLength(steps.length);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('streams text in several chunks', async () => {
+    const { parts } = await read(new ScriptedModel([{ text: 'A-1 has shipped today.' }]));
+
+    expect(parts.slice(0, -1)).toEqual(['A-1 ', 'has ', 'shipped ', 'today.'].map((delta) => ({ type: 'text-delta', delta })));
+  });
+
+  it('an error step with text streams the text, then throws its error: a stream cut in the middle', async () => {
+    const cut = new ModelError('scripted', 'connection lost mid-stream', undefined, true);
+    const model = new ScriptedModel([{ text: 'Let me check', error: cut }, { text: 'ok' }]);
+
+    const { parts, error } = await read(model);
+
+    expect(parts).toEqual([
+      { type: 'text-delta', delta: 'Let ' },
+      { type: 'text-delta', delta: 'me ' },
+      { type: 'text-delta', delta: 'check' },
+    ]);
+    expect(error).toBe(cut);
+    await expect(new ScriptedModel([{ text: 'Let me check', error: cut }]).generate(request())).rejects.toBe(cut);
+  });
+
+  it('the request signal stops the stream between chunks', async () => {
+    const controller = new AbortController();
+    const parts: ModelStreamPart[] = [];
+    const stream = new ScriptedModel([{ text: 'one two three four' }]).stream({ ...request(), signal: controller.signal });
+
+    const error = await (async () => {
+      for await (const part of stream) {
+        parts.push(part);
+        controller.abort();
+      }
+    })().catch((e: unknown) => e);
+
+    expect(parts).toEqual([{ type: 'text-delta', delta: 'one ' }]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).message).toContain('aborted');
+  });
+
+  it('an exhausted script throws from the stream as from generate', async () => {
+    const { parts, error } = await read(new ScriptedModel([]));
+
+    expect(parts).toEqual([]);
+    expect((error as ModelError).message).toContain('script exhausted');
   });
 });
