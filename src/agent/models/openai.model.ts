@@ -110,13 +110,14 @@ export class OpenAIChatModel implements Model {
     let content: string | null = null;
     let refusal: string | null = null;
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    const byIndex = new Map<number, (typeof calls)[number]>();
     let finishReason: string | null = null;
     let toolCalls: ToolCall[] = [];
     let usage: CompletionUsage | undefined;
     try {
       for await (const chunk of chunks) {
         if (chunk.usage) usage = chunk.usage;
-        const choice = chunk.choices?.find((c) => c.index === 0);
+        const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
         if (!choice) continue; // the usage chunk has no choices
         const delta = choice.delta ?? {};
         if (typeof delta.content === 'string') {
@@ -128,7 +129,12 @@ export class OpenAIChatModel implements Model {
           if (delta.refusal !== '') yield { type: 'text-delta', delta: delta.refusal };
         }
         for (const part of delta.tool_calls ?? []) {
-          const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+          // By `index`, as the API streams them; but some compatible servers (Ollama) give every
+          // parallel call index 0, or none: a new id where another call already is starts a new call.
+          const index = typeof part.index === 'number' ? part.index : -1;
+          let call = byIndex.get(index) ?? (index === -1 ? calls.at(-1) : undefined);
+          if (!call || (part.id && call.id && part.id !== call.id)) calls.push((call = { id: '', name: '', arguments: '' }));
+          byIndex.set(index, call);
           if (part.id) call.id = part.id;
           if (part.function?.name) call.name = part.function.name;
           const args: unknown = part.function?.arguments;
@@ -139,7 +145,7 @@ export class OpenAIChatModel implements Model {
           const message = {
             content,
             refusal,
-            tool_calls: calls.filter(Boolean).map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
+            tool_calls: calls.map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
           };
           toolCalls = toResponse(message, finishReason, undefined, strictSchemas).toolCalls;
           for (const toolCall of toolCalls) yield { type: 'tool-call', toolCall };

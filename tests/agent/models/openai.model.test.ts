@@ -451,6 +451,26 @@ describe('OpenAIChatModel.stream', () => {
     );
   });
 
+  it.each([
+    ['gives every parallel call index 0', (part: Record<string, unknown>) => ({ ...part, index: 0 })],
+    ['sends no index', ({ index: _index, ...part }: Record<string, unknown>) => part],
+  ])('keeps parallel tool calls apart when a compatible server (Ollama) %s', async (_case, reindex) => {
+    const events = openAIStream(twoCalls, splitEvery(6)).map((event) => {
+      if (event.data === '[DONE]') return event;
+      const chunk = JSON.parse(event.data);
+      for (const choice of chunk.choices) if (choice.delta.tool_calls) choice.delta.tool_calls = choice.delta.tool_calls.map(reindex);
+      return { data: JSON.stringify(chunk) };
+    });
+    expect(events.filter((e) => e.data.includes('"tool_calls"')).length).toBeGreaterThan(4);
+    wire.replies.push(json(200, twoCalls), sse(events));
+
+    const generated = await model().generate(ask);
+    const { parts } = await readStream(model().stream(ask));
+
+    expect(generated.toolCalls).toHaveLength(2);
+    expect(parts.at(-1)).toEqual({ type: 'finish', response: generated });
+  });
+
   it('streams a refusal as text, as generate reports it', async () => {
     const refusal = completion({ refusal: "I'm sorry, I can't help with that." }, 'stop');
     wire.replies.push(json(200, refusal), sse(openAIStream(refusal)));
