@@ -10,7 +10,7 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { streamCut, toModelError, toStreamError } from './sdk-errors';
+import { linkedAbort, streamCut, toModelError, toStreamError, withIdleTimeout } from './sdk-errors';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
@@ -87,76 +87,84 @@ export class AnthropicModel implements Model {
    */
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
     const sdk = anthropicSdk();
-    let events: AsyncIterable<RawMessageStreamEvent>;
+    // The request's signal, plus an abort of our own when the stream goes quiet.
+    const idle = linkedAbort(request.signal);
     try {
-      events = await this.client.messages.create({ ...this.body(request), stream: true }, { signal: request.signal });
-    } catch (error) {
-      throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
-    }
-
-    const blocks: StreamedBlock[] = [];
-    let usage: Partial<Usage> | undefined;
-    let stopReason: StopReason | null = null;
-    let stopped = false;
-    try {
-      for await (const event of events) {
-        switch (event.type) {
-          case 'message_start':
-            usage = { ...event.message.usage };
-            break;
-          case 'content_block_start': {
-            const block = event.content_block;
-            if (block.type === 'text') {
-              blocks[event.index] = { type: 'text', text: block.text };
-              if (block.text) yield { type: 'text-delta', delta: block.text };
-            } else if (block.type === 'tool_use') {
-              blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
-            } else {
-              blocks[event.index] = { type: 'other' };
-            }
-            break;
-          }
-          case 'content_block_delta': {
-            const block = blocks[event.index];
-            if (event.delta.type === 'text_delta' && block?.type === 'text') {
-              block.text += event.delta.text;
-              yield { type: 'text-delta', delta: event.delta.text };
-            } else if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use') {
-              block.json += event.delta.partial_json;
-            }
-            break;
-          }
-          case 'content_block_stop': {
-            const block = blocks[event.index];
-            if (block?.type === 'tool_use') {
-              block.call = toToolCall(block.id, block.name, parseStreamedInput(block.json));
-              yield { type: 'tool-call', toolCall: block.call };
-            }
-            break;
-          }
-          case 'message_delta':
-            stopReason = event.delta.stop_reason ?? stopReason;
-            // Counts here are cumulative: the last one stands, over what message_start said.
-            for (const [key, value] of Object.entries(event.usage ?? {}))
-              if (value !== null && value !== undefined) usage = { ...usage, [key]: value };
-            break;
-          case 'message_stop':
-            stopped = true;
-            break;
-        }
+      let events: AsyncIterable<RawMessageStreamEvent>;
+      try {
+        events = await this.client.messages.create({ ...this.body(request), stream: true }, { signal: idle.signal });
+      } catch (error) {
+        throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
       }
-    } catch (error) {
-      throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+
+      const blocks: StreamedBlock[] = [];
+      let usage: Partial<Usage> | undefined;
+      let stopReason: StopReason | null = null;
+      let stopped = false;
+      try {
+        for await (const event of withIdleTimeout(events, this.options.timeoutMs, () => idle.abort())) {
+          switch (event.type) {
+            case 'message_start':
+              usage = { ...event.message.usage };
+              break;
+            case 'content_block_start': {
+              const block = event.content_block;
+              if (block.type === 'text') {
+                blocks[event.index] = { type: 'text', text: block.text };
+                if (block.text) yield { type: 'text-delta', delta: block.text };
+              } else if (block.type === 'tool_use') {
+                blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
+              } else {
+                blocks[event.index] = { type: 'other' };
+              }
+              break;
+            }
+            case 'content_block_delta': {
+              const block = blocks[event.index];
+              if (event.delta.type === 'text_delta' && block?.type === 'text') {
+                block.text += event.delta.text;
+                yield { type: 'text-delta', delta: event.delta.text };
+              } else if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use') {
+                block.json += event.delta.partial_json;
+              }
+              break;
+            }
+            case 'content_block_stop': {
+              const block = blocks[event.index];
+              if (block?.type === 'tool_use') {
+                block.call = toToolCall(block.id, block.name, parseStreamedInput(block.json));
+                yield { type: 'tool-call', toolCall: block.call };
+              }
+              break;
+            }
+            case 'message_delta':
+              stopReason = event.delta.stop_reason ?? stopReason;
+              // Counts here are cumulative: the last one stands, over what message_start said.
+              for (const [key, value] of Object.entries(event.usage ?? {}))
+                if (value !== null && value !== undefined) usage = { ...usage, [key]: value };
+              break;
+            case 'message_stop':
+              stopped = true;
+              break;
+          }
+        }
+      } catch (error) {
+        throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+      }
+      // The SDK ends the iteration quietly when the signal aborts it.
+      if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
+      if (idle.signal.aborted)
+        throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
+      if (!stopped) throw streamCut(PROVIDER, 'message_stop');
+      const text = blocks.flatMap((block) => (block?.type === 'text' ? [block.text] : [])).join('');
+      const toolCalls = blocks.flatMap((block) => (block?.type === 'tool_use' && block.call ? [block.call] : []));
+      yield {
+        type: 'finish',
+        response: { content: text === '' ? null : text, toolCalls, usage: toUsage(usage), finishReason: stopReason ?? undefined },
+      };
+    } finally {
+      idle.release();
     }
-    // The SDK ends the iteration quietly when the signal aborts it.
-    if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
-    if (!stopped) throw streamCut(PROVIDER, 'message_stop');
-    const text = blocks.flatMap((block) => (block?.type === 'text' ? [block.text] : [])).join('');
-    const toolCalls = blocks.flatMap((block) => (block?.type === 'tool_use' && block.call ? [block.call] : []));
-    yield {
-      type: 'finish',
-      response: { content: text === '' ? null : text, toolCalls, usage: toUsage(usage), finishReason: stopReason ?? undefined },
-    };
   }
 
   /** The request body both ways share. */

@@ -9,7 +9,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { streamCut, toModelError, toStreamError } from './sdk-errors';
+import { linkedAbort, streamCut, toModelError, toStreamError, withIdleTimeout } from './sdk-errors';
 import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../schema/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
@@ -97,68 +97,76 @@ export class OpenAIChatModel implements Model {
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
     const { body, strictSchemas } = this.request(request);
     const sdk = openaiSdk();
-    let chunks: AsyncIterable<ChatCompletionChunk>;
+    // The request's signal, plus an abort of our own when the stream goes quiet.
+    const idle = linkedAbort(request.signal);
     try {
-      chunks = await this.client.chat.completions.create(
-        { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: request.signal },
-      );
-    } catch (error) {
-      throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
-    }
-
-    let content: string | null = null;
-    let refusal: string | null = null;
-    const calls: Array<{ id: string; name: string; arguments: string }> = [];
-    const byIndex = new Map<number, (typeof calls)[number]>();
-    let finishReason: string | null = null;
-    let toolCalls: ToolCall[] = [];
-    let usage: CompletionUsage | undefined;
-    try {
-      for await (const chunk of chunks) {
-        if (chunk.usage) usage = chunk.usage;
-        const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
-        if (!choice) continue; // the usage chunk has no choices
-        const delta = choice.delta ?? {};
-        if (typeof delta.content === 'string') {
-          content = (content ?? '') + delta.content;
-          if (delta.content !== '') yield { type: 'text-delta', delta: delta.content };
-        }
-        if (typeof delta.refusal === 'string') {
-          refusal = (refusal ?? '') + delta.refusal;
-          if (delta.refusal !== '') yield { type: 'text-delta', delta: delta.refusal };
-        }
-        for (const part of delta.tool_calls ?? []) {
-          // By `index`, as the API streams them; but some compatible servers (Ollama) give every
-          // parallel call index 0, or none: a new id where another call already is starts a new call.
-          const index = typeof part.index === 'number' ? part.index : -1;
-          let call = byIndex.get(index) ?? (index === -1 ? calls.at(-1) : undefined);
-          if (!call || (part.id && call.id && part.id !== call.id)) calls.push((call = { id: '', name: '', arguments: '' }));
-          byIndex.set(index, call);
-          if (part.id) call.id = part.id;
-          if (part.function?.name) call.name = part.function.name;
-          const args: unknown = part.function?.arguments;
-          if (args !== undefined && args !== null) call.arguments += typeof args === 'string' ? args : JSON.stringify(args);
-        }
-        if (choice.finish_reason && finishReason === null) {
-          finishReason = choice.finish_reason;
-          const message = {
-            content,
-            refusal,
-            tool_calls: calls.map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
-          };
-          toolCalls = toResponse(message, finishReason, undefined, strictSchemas).toolCalls;
-          for (const toolCall of toolCalls) yield { type: 'tool-call', toolCall };
-        }
+      let chunks: AsyncIterable<ChatCompletionChunk>;
+      try {
+        chunks = await this.client.chat.completions.create(
+          { ...body, stream: true, stream_options: { include_usage: true } },
+          { signal: idle.signal },
+        );
+      } catch (error) {
+        throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
       }
-    } catch (error) {
-      throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+
+      let content: string | null = null;
+      let refusal: string | null = null;
+      const calls: Array<{ id: string; name: string; arguments: string }> = [];
+      const byIndex = new Map<number, (typeof calls)[number]>();
+      let finishReason: string | null = null;
+      let toolCalls: ToolCall[] = [];
+      let usage: CompletionUsage | undefined;
+      try {
+        for await (const chunk of withIdleTimeout(chunks, this.options.timeoutMs, () => idle.abort())) {
+          if (chunk.usage) usage = chunk.usage;
+          const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+          if (!choice) continue; // the usage chunk has no choices
+          const delta = choice.delta ?? {};
+          if (typeof delta.content === 'string') {
+            content = (content ?? '') + delta.content;
+            if (delta.content !== '') yield { type: 'text-delta', delta: delta.content };
+          }
+          if (typeof delta.refusal === 'string') {
+            refusal = (refusal ?? '') + delta.refusal;
+            if (delta.refusal !== '') yield { type: 'text-delta', delta: delta.refusal };
+          }
+          for (const part of delta.tool_calls ?? []) {
+            // By `index`, as the API streams them; but some compatible servers (Ollama) give every
+            // parallel call index 0, or none: a new id where another call already is starts a new call.
+            const index = typeof part.index === 'number' ? part.index : -1;
+            let call = byIndex.get(index) ?? (index === -1 ? calls.at(-1) : undefined);
+            if (!call || (part.id && call.id && part.id !== call.id)) calls.push((call = { id: '', name: '', arguments: '' }));
+            byIndex.set(index, call);
+            if (part.id) call.id = part.id;
+            if (part.function?.name) call.name = part.function.name;
+            const args: unknown = part.function?.arguments;
+            if (args !== undefined && args !== null) call.arguments += typeof args === 'string' ? args : JSON.stringify(args);
+          }
+          if (choice.finish_reason && finishReason === null) {
+            finishReason = choice.finish_reason;
+            const message = {
+              content,
+              refusal,
+              tool_calls: calls.map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
+            };
+            toolCalls = toResponse(message, finishReason, undefined, strictSchemas).toolCalls;
+            for (const toolCall of toolCalls) yield { type: 'tool-call', toolCall };
+          }
+        }
+      } catch (error) {
+        throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+      }
+      // The SDK ends the iteration quietly when the signal aborts it.
+      if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
+      if (idle.signal.aborted)
+        throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
+      if (finishReason === null) throw streamCut(PROVIDER, 'a finish_reason');
+      const response = toResponse({ content, refusal, tool_calls: [] }, finishReason, usage, strictSchemas);
+      yield { type: 'finish', response: { ...response, toolCalls } };
+    } finally {
+      idle.release();
     }
-    // The SDK ends the iteration quietly when the signal aborts it.
-    if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
-    if (finishReason === null) throw streamCut(PROVIDER, 'a finish_reason');
-    const response = toResponse({ content, refusal, tool_calls: [] }, finishReason, usage, strictSchemas);
-    yield { type: 'finish', response: { ...response, toolCalls } };
   }
 
   /** The request body both ways share, and the tools sent strict (whose nulls mean "absent"). */

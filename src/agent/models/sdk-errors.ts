@@ -88,3 +88,40 @@ function streamErrorBody(error: { error?: unknown; type?: unknown; code?: unknow
 export function streamCut(provider: string, missing: string): ModelError {
   return new ModelError(provider, `connection lost mid-stream: the stream ended before ${missing}`, undefined, true);
 }
+
+/**
+ * A stream whose provider may go quiet: the SDKs' `timeout` ends once the headers arrive, so a
+ * stalled stream would wait forever. Each wait for the next chunk is bounded by `timeoutMs` (time
+ * the consumer spends between chunks does not count); when it runs out, `onIdle` aborts the request.
+ */
+export async function* withIdleTimeout<T>(chunks: AsyncIterable<T>, timeoutMs: number | undefined, onIdle: () => void): AsyncGenerator<T> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const timer = timeoutMs !== undefined ? setTimeout(onIdle, timeoutMs) : undefined;
+      let next: IteratorResult<T>;
+      try {
+        next = await iterator.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.(); // an early exit aborts the SDK's request, releasing the connection
+  }
+}
+
+/** An abort controller that also aborts with `parent` (at once if it already has); `release()` unhooks it from `parent`. */
+export function linkedAbort(parent: AbortSignal | undefined): { signal: AbortSignal; abort(): void; release(): void } {
+  const controller = new AbortController();
+  const follow = () => controller.abort(parent?.reason);
+  if (parent?.aborted) follow();
+  else parent?.addEventListener('abort', follow, { once: true });
+  return {
+    signal: controller.signal,
+    abort: () => controller.abort(),
+    release: () => parent?.removeEventListener('abort', follow),
+  };
+}

@@ -439,6 +439,18 @@ describe('AnthropicModel.stream', () => {
     await held.closed;
   });
 
+  it('a stream that goes quiet longer than timeoutMs is a retryable ModelError, and the connection is closed', async () => {
+    const held = watchClose(sse(anthropicStream(twoCalls, splitEvery(5)), { holdAfter: 4 }));
+    wire.replies.push(held.reply);
+
+    const { parts, error } = await readStream(model({ timeoutMs: 300 }).stream(ask));
+
+    expect(parts).toEqual([{ type: 'text-delta', delta: 'Let m' }]);
+    expect((error as ModelError).retryable).toBe(true);
+    expect((error as ModelError).message).toContain('no data for 300 ms');
+    await held.closed;
+  });
+
   it('a consumer that stops reading early releases the connection', async () => {
     const held = watchClose(sse(anthropicStream(twoCalls), { holdAfter: 5 }));
     wire.replies.push(held.reply);

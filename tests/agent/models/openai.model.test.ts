@@ -1,6 +1,7 @@
 import { ModelError } from '../../../src/errors/errors';
 import { OpenAIChatModel } from '../../../src/agent/models/openai.model';
 import type { ToolDefinition } from '../../../src/schema/json-schema';
+import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { json, openAIStream, readStream, splitEvery, sse, useWireServer, watchClose } from '../../support/wire-server';
 
@@ -522,10 +523,11 @@ describe('OpenAIChatModel.stream', () => {
 
   it('a chunk that is not JSON is a non-retryable ModelError', async () => {
     wire.replies.push(sse([openAIStream(twoCalls)[0], { data: '{"id":"chatcmpl-1","choices":[{' }]));
-    const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined); // the SDK logs the chunk it could not parse
+    const OpenAI = (await import('openai')).default;
+    // The SDK logs the chunk it could not parse unless told not to.
+    const client = new OpenAI({ apiKey: 'test', baseURL: wire.baseURL, maxRetries: 0, logLevel: 'off' });
 
-    const { error } = await readStream(model().stream(ask));
-    quiet.mockRestore();
+    const { error } = await readStream(new OpenAIChatModel({ model: 'gpt-4.1', client }).stream(ask));
 
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).retryable).toBe(false);
@@ -567,6 +569,40 @@ describe('OpenAIChatModel.stream', () => {
     expect((error as ModelError).message).toContain('aborted');
     expect((error as ModelError).retryable).toBe(false);
     await held.closed;
+  });
+
+  it('a stream that goes quiet longer than timeoutMs is a retryable ModelError, and the connection is closed', async () => {
+    const held = watchClose(sse(openAIStream(twoCalls), { holdAfter: 3 }));
+    wire.replies.push(held.reply);
+
+    const { parts, error } = await readStream(model({ timeoutMs: 300 }).stream(ask));
+
+    expect(parts.map((p) => p.type)).toEqual(['text-delta', 'text-delta']);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).retryable).toBe(true);
+    expect((error as ModelError).message).toContain('no data for 300 ms');
+    await held.closed;
+  });
+
+  it('time the consumer spends between parts does not count against timeoutMs', async () => {
+    wire.replies.push(sse(openAIStream(twoCalls, splitEvery(8))));
+    const slow = model({ timeoutMs: 50 }).stream(ask);
+
+    const { parts, error } = await readStream(slow, (part) =>
+      part.type === 'text-delta' ? Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150) : undefined,
+    );
+
+    expect(error).toBeUndefined();
+    expect(parts.at(-1)?.type).toBe('finish');
+  });
+
+  it('streams leave no listener on a long-lived request signal', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) wire.replies.push(sse(openAIStream(twoCalls)));
+
+    for (let i = 0; i < 3; i++) expect((await readStream(model().stream({ ...ask, signal: controller.signal }))).error).toBeUndefined();
+
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('an already aborted signal sends nothing', async () => {
