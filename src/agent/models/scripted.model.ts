@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelError } from '../../errors/errors';
 import type { ToolCall } from '../../session/message';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';
@@ -43,14 +44,20 @@ export class ScriptedModel implements Model {
   private readonly script: ScriptFn;
   private readonly length: number | undefined;
   private readonly keep: number;
+  private readonly chunkDelayMs: number;
   private turns = 0;
   private nextCallId = 1;
   /** Characters of each history array already counted: usage grows with the history without re-serializing it every turn. */
   private readonly counted = new WeakMap<readonly unknown[], { n: number; chars: number }>();
 
-  constructor(script: ReadonlyArray<ScriptedStep | ScriptedStepFn> | ScriptFn, options: { name?: string; keepRequests?: number } = {}) {
+  constructor(
+    script: ReadonlyArray<ScriptedStep | ScriptedStepFn> | ScriptFn,
+    /** `chunkDelayMs`: a pause before each streamed text chunk, so a demo shows text arriving (default 0). */
+    options: { name?: string; keepRequests?: number; chunkDelayMs?: number } = {},
+  ) {
     this.name = options.name ?? 'scripted';
     this.keep = options.keepRequests ?? 1000;
+    this.chunkDelayMs = options.chunkDelayMs ?? 0;
     if (typeof script === 'function') {
       this.script = script;
     } else {
@@ -91,6 +98,7 @@ export class ScriptedModel implements Model {
     const { step, history } = await this.play(request);
     const response = 'error' in step ? undefined : this.respond(request, step, history);
     for (const delta of (response ? response.content : step.text)?.match(WORDS) ?? []) {
+      if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, undefined, { signal: request.signal }).catch(() => undefined);
       if (request.signal?.aborted) throw new ModelError(this.name, 'request aborted');
       yield { type: 'text-delta', delta };
     }

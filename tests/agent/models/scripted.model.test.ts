@@ -247,6 +247,22 @@ describe('ScriptedModel.stream', () => {
     expect((error as ModelError).message).toContain('aborted');
   });
 
+  it('chunkDelayMs paces the chunks, and the request signal cuts the pause short', async () => {
+    const paced = new ScriptedModel([{ text: 'one two' }, { text: 'three four' }], { chunkDelayMs: 30_000 });
+    const controller = new AbortController();
+    const stream = paced.stream({ ...request(), signal: controller.signal });
+
+    const first = stream.next();
+    controller.abort();
+
+    await expect(first).rejects.toThrow(/aborted/);
+    const unpaced = await read(new ScriptedModel([{ text: 'one two' }], { chunkDelayMs: 1 }));
+    expect(unpaced.parts.slice(0, -1)).toEqual([
+      { type: 'text-delta', delta: 'one ' },
+      { type: 'text-delta', delta: 'two' },
+    ]);
+  });
+
   it('an exhausted script throws from the stream as from generate', async () => {
     const { parts, error } = await read(new ScriptedModel([]));
 
