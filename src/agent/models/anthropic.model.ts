@@ -131,10 +131,8 @@ export class AnthropicModel implements Model {
             }
             case 'content_block_stop': {
               const block = blocks[event.index];
-              if (block?.type === 'tool_use') {
-                block.call = toToolCall(block.id, block.name, parseStreamedInput(block.json));
-                yield { type: 'tool-call', toolCall: block.call };
-              }
+              if (block?.type === 'tool_use')
+                yield { type: 'tool-call', toolCall: toToolCall(block.id, block.name, parseStreamedInput(block.json)) };
               break;
             }
             case 'message_delta':
@@ -156,12 +154,10 @@ export class AnthropicModel implements Model {
       if (idle.signal.aborted)
         throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
       if (!stopped) throw streamCut(PROVIDER, 'message_stop');
-      const text = blocks.flatMap((block) => (block?.type === 'text' ? [block.text] : [])).join('');
-      const toolCalls = blocks.flatMap((block) => (block?.type === 'tool_use' && block.call ? [block.call] : []));
-      yield {
-        type: 'finish',
-        response: { content: text === '' ? null : text, toolCalls, usage: toUsage(usage), finishReason: stopReason ?? undefined },
-      };
+      const content = blocks.flatMap((block): MessageLike['content'] =>
+        block?.type === 'text' ? [block] : block?.type === 'tool_use' ? [{ ...block, input: parseStreamedInput(block.json) }] : [],
+      );
+      yield { type: 'finish', response: toResponse({ content, usage, stop_reason: stopReason }) };
     } finally {
       idle.release();
     }
@@ -186,13 +182,22 @@ export class AnthropicModel implements Model {
 }
 
 /** A content block as the stream builds it; a tool call is complete at its `content_block_stop`. */
-type StreamedBlock =
-  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string; call?: ToolCall } | { type: 'other' };
+type StreamedBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string } | { type: 'other' };
 
-/** A whole message as a ModelResponse; `stream` builds the same from its blocks. */
-function toResponse(message: AnthropicMessage): ModelResponse {
-  const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-  const toolCalls = message.content.flatMap((block) => (block.type === 'tool_use' ? [toToolCall(block.id, block.name, block.input)] : []));
+/** What `toResponse` reads of a message: a whole one from `generate`, or the one `stream` assembled. */
+interface MessageLike {
+  content: ReadonlyArray<
+    { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown } | { type: string }
+  >;
+  usage?: Partial<Usage> | null;
+  stop_reason?: string | null;
+}
+
+/** A message as a ModelResponse: the one mapping `generate` and `stream` share. */
+function toResponse(message: MessageLike): ModelResponse {
+  const blocks = message.content as ReadonlyArray<{ type: string; text: string; id: string; name: string; input: unknown }>;
+  const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+  const toolCalls = blocks.flatMap((block) => (block.type === 'tool_use' ? [toToolCall(block.id, block.name, block.input)] : []));
   return { content: text === '' ? null : text, toolCalls, usage: toUsage(message.usage), finishReason: message.stop_reason ?? undefined };
 }
 
