@@ -6,7 +6,6 @@ export interface Received {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 
