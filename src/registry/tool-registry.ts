@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type Ajv from 'ajv';
 import { Container } from 'typedi';
 import { typediContainer, type ContainerLike } from '../container/container';
 import {
@@ -21,7 +20,7 @@ import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
-import { createClassAjv, createJsonSchemaAjv, toFieldErrors, type ClassValidation, type FieldErrorList } from '../validation/ajv';
+import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
@@ -117,7 +116,7 @@ export class ToolRegistry {
     const container = options.container ?? typediContainer;
     const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
     const table = new ConstraintTable();
-    const ajv = { classes: createClassAjv(table), jsonSchema: undefined as Ajv | undefined };
+    const ajv = { classes: createClassAjv(table), jsonSchema: undefined as ReturnType<typeof createJsonSchemaAjv> | undefined };
     const entries = new Map<string, Entry>();
     const owners = new Map<string, ClassType>();
     for (const toolClass of options.tools) {
@@ -380,7 +379,7 @@ function buildEntry(
   container: ContainerLike,
   limits: ArgumentLimits,
   table: ConstraintTable,
-  ajv: { classes: ReturnType<typeof createClassAjv>; jsonSchema: Ajv | undefined },
+  ajv: { classes: ReturnType<typeof createClassAjv>; jsonSchema: ReturnType<typeof createJsonSchemaAjv> | undefined },
 ): Entry {
   if (typeof toolClass !== 'function') {
     throw new ToolDefinitionError(`ToolRegistry.build got ${String(toolClass)} where a tool class belongs. Pass the classes themselves.`);
@@ -416,16 +415,16 @@ function buildEntry(
   if (handWritten) {
     definition = readHandWrittenDefinition(instance, cls, options);
     ajv.jsonSchema ??= createJsonSchemaAjv();
-    let validate;
+    let validation: ClassValidation;
     try {
-      validate = ajv.jsonSchema.compile(definition.parameters);
+      validation = ajv.jsonSchema(definition.parameters);
     } catch (error) {
       throw new ToolDefinitionError(`${cls}.definition() has invalid parameters JSON Schema: ${(error as Error).message}`);
     }
     const name = definition.name;
     parse = (raw) => {
       const value = parseArguments(name, raw, limits);
-      if (!validate(value)) throw inputError(name, toFieldErrors(validate.errors));
+      if (!validation.valid(value)) throw inputError(name, validation.report(value));
       return value;
     };
   } else {
