@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
+import * as sjson from 'secure-json-parse';
 import {
   IsInt,
   IsNumber,
@@ -171,6 +172,54 @@ describe('duplicate keys (RFC 7493 I-JSON)', () => {
         expect(refusedForDuplicate).toBe(hasDuplicate(text));
       }),
       { seed: 7493, numRuns: 300 },
+    );
+  });
+});
+
+describe("prototype-polluting keys (secure-json-parse's rule, checked on the parsed keys)", () => {
+  // JSON texts whose keys come from a small set of troublemakers, escaped spellings included.
+  const texts: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom('1', 'null', '"x"', '[]', '{}'),
+      tie('object'),
+      fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+    ),
+    object: fc
+      .array(
+        fc.tuple(
+          fc.constantFrom('"__proto__"', '"\\u005f_proto__"', '"constructor"', '"construct\\u006fr"', '"prototype"', '"a"'),
+          tie('value'),
+        ),
+        { maxLength: 3 },
+      )
+      .map((pairs) => `{${pairs.map(([k, v]) => `${k}:${v}`).join(',')}}`),
+  })).object;
+
+  test('refused exactly when secure-json-parse refuses, at any depth', async () => {
+    // 70 levels deep: past the key walk, so secure-json-parse itself decides (`order` bounds no depth: its class does).
+    const deep = (inner: string) => '{"a":'.repeat(70) + inner + '}'.repeat(70);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          texts.map((t) => ['hand', t]),
+          texts.map((t) => ['order', deep(t)]),
+        ),
+        async ([tool, text]) => {
+          let pollutes = false;
+          try {
+            sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+          } catch {
+            pollutes = true;
+          }
+          const error = await registry.call(tool, text).then(
+            () => undefined,
+            (e: unknown) => e as ToolInputError,
+          );
+          expect(error?.errors[0]?.constraint === 'forbiddenKey').toBe(pollutes);
+        },
+      ),
+      { seed: 1, numRuns: 400 },
     );
   });
 });
