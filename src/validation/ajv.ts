@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { _, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
@@ -59,10 +59,11 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     errors: true,
     compile: (items: JsonSchema) =>
       boundedItems(
-        () => fast.compile(items),
+        () => fast.compile(counter(items)),
         () => full.compile(items),
       ),
   });
+  addCounter(fast);
   return (schema) => {
     const valid = fast.compile(schema);
     let all: ValidateFunction | undefined;
@@ -78,21 +79,26 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
 
 /**
  * `items` that reports the first few failing items in full and counts the rest: Ajv's allErrors
- * would build one error object per bad item (200,000 of them for one argument). `itemValid`
- * decides each item (first error only), `itemReport` names what is wrong with the first few.
+ * would build one error object per bad item (200,000 of them for one argument), and so would a
+ * first-error validator called per item. `count` (see `counter`) counts the failing items without
+ * building any; `itemReport` (all errors) names what is wrong with the first few.
  */
-function boundedItems(itemValid: () => ValidateFunction, itemReport: () => ValidateFunction): DataValidateFunction {
-  let valid: ValidateFunction | undefined;
+function boundedItems(count: () => ValidateFunction, itemReport: () => ValidateFunction): DataValidateFunction {
+  let counter: ValidateFunction | undefined;
   let report: ValidateFunction | undefined;
   const validate: DataValidateFunction = (data, cxt) => {
+    validate.errors = [];
     if (!Array.isArray(data)) return true; // `type` reports it
-    valid ??= itemValid();
+    counter ??= count();
+    const before = tally.n;
+    void counter(data);
+    const failing = tally.n - before;
+    if (failing === 0) return true;
+    report ??= itemReport();
     const errors: Partial<ErrorObject>[] = [];
-    let failing = 0;
-    for (let i = 0; i < data.length; i++) {
-      if (valid(data[i]) || ++failing > MAX_FIELD_ERRORS) continue;
-      report ??= itemReport();
-      report(data[i]);
+    for (let i = 0, found = 0; i < data.length && found < MAX_FIELD_ERRORS; i++) {
+      if (report(data[i])) continue;
+      found++;
       for (const e of report.errors ?? []) errors.push({ ...e, instancePath: `${cxt?.instancePath ?? ''}/${i}${e.instancePath}` });
     }
     if (failing > MAX_FIELD_ERRORS) {
@@ -104,10 +110,31 @@ function boundedItems(itemValid: () => ValidateFunction, itemReport: () => Valid
       });
     }
     validate.errors = errors;
-    return failing === 0;
+    return false;
   };
   return validate;
 }
+
+/** How many times `x-tw-count` ran (validation is synchronous: read it before and after one call). */
+const tally = { n: 0 };
+
+/**
+ * `x-tw-count` always holds and counts how often it ran, as one inline increment (a function
+ * keyword would build a data context per call). Under `else` of an `if` on the item schema it
+ * counts the failing items: Ajv evaluates `if` without creating errors.
+ */
+function addCounter(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: 'x-tw-count',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      cxt.gen.code(_`${cxt.gen.scopeValue('keyword', { ref: tally })}.n++`);
+    },
+  });
+}
+
+/** An array schema whose validator counts the items failing `items`. */
+const counter = (items: JsonSchema): JsonSchema => ({ items: { if: items, else: { 'x-tw-count': true } } });
 
 type DataValidateFunction = ((data: unknown, cxt?: DataValidationCxt) => boolean) & { errors?: Partial<ErrorObject>[] };
 
@@ -122,6 +149,7 @@ const JSON_SCHEMA_OPTIONS = { strict: false, strictNumbers: true, discriminator:
 export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
   const fast = new Ajv({ ...JSON_SCHEMA_OPTIONS, allErrors: false });
   addFormats(fast);
+  addCounter(fast);
   let full: Ajv | undefined;
   const fullAjv = (): Ajv => {
     if (full) return full;
@@ -133,7 +161,7 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
       errors: true,
       compile: (at: { valid: string; report: string }) =>
         boundedItems(
-          () => fast.getSchema(at.valid)!,
+          () => fast.compile(counter({ $ref: at.valid })),
           () => ajv.getSchema(at.report)!,
         ),
     });

@@ -125,6 +125,20 @@ describe('bounded error answers', () => {
   });
 });
 
+test('arrays mixing good and wrong items: listed + omitted = the wrong ones, named in order (input class and JSON Schema)', async () => {
+  const item = fc.oneof(fc.integer(), fc.constantFrom('x', 1.5, null, true));
+  await fc.assert(
+    fc.asyncProperty(fc.array(item, { maxLength: 120 }), fc.constantFrom('order', 'hand'), async (ids, tool) => {
+      const wrong = ids.flatMap((v, i) => (Number.isInteger(v) ? [] : [i]));
+      if (wrong.length === 0) return;
+      const error = await inputError(tool, { amount: 1, ids });
+      expect(error.errors.map((e) => e.path)).toEqual(wrong.slice(0, 20).map((i) => `ids[${i}]`));
+      expect(error.errors.length + error.omitted).toBe(wrong.length);
+    }),
+    { seed: 20, numRuns: 100 },
+  );
+});
+
 describe('duplicate keys (RFC 7493 I-JSON)', () => {
   test.each([
     ['{"amount":1,"amount":5000}', 'amount', ''],
