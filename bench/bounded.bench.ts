@@ -1,12 +1,14 @@
 /**
- * Issue 8, "bounded answers": one call whose ~600 KB of arguments hold 200,000 wrong array items,
- * beside a valid call of the same size and JSON.parse alone.
+ * Issue 8, "bounded answers": one call whose ~800 KB of arguments hold 200,000 wrong array items
+ * (for a tool with an input class and for one with a hand-written JSON Schema), beside a valid call
+ * of the same size and JSON.parse of the same texts alone. Interleaved rounds after a warm-up;
+ * medians and minimums in wall-clock ms, and the invalid call's time beyond parsing its text.
  *
- *   npx ts-node --transpile-only bench/bounded.bench.ts
+ *   npx ts-node --transpile-only bench/bounded.bench.ts [rounds=15]
  */
 import 'reflect-metadata';
 import { IsInt, IsNumber, IsOptional } from 'class-validator';
-import { Param, Tool, ToolInputError, ToolRegistry } from '../src';
+import { Param, Tool, ToolInputError, ToolRegistry, type ToolDefinition } from '../src';
 
 class OrderInput {
   @Param() @IsNumber() amount!: number;
@@ -20,30 +22,72 @@ class OrderTool {
   }
 }
 
-const registry = ToolRegistry.build({ tools: [OrderTool] });
+class HandWrittenOrderTool {
+  definition(): ToolDefinition {
+    return {
+      name: 'order_json_schema',
+      description: 'Place an order',
+      parameters: {
+        type: 'object',
+        properties: { amount: { type: 'number' }, ids: { type: 'array', items: { type: 'integer' } } },
+        required: ['amount'],
+        additionalProperties: false,
+      },
+    };
+  }
+  execute(): string {
+    return '{}';
+  }
+}
+
+const registry = ToolRegistry.build({ tools: [OrderTool, HandWrittenOrderTool] });
 const invalid = JSON.stringify({ amount: 1, ids: Array.from({ length: 200_000 }, (_, i) => (i % 2 ? 'x' : 1.5)) });
 const valid = JSON.stringify({ amount: 1, ids: Array.from({ length: 200_000 }, (_, i) => i % 10) });
-const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+const rounds = Number(process.argv[2] ?? 15);
+
+async function time(run: () => unknown): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+async function answer(tool: string, args: string): Promise<string> {
+  try {
+    return await registry.call(tool, args);
+  } catch (error) {
+    return (error as ToolInputError).toToolResult();
+  }
+}
 
 void (async () => {
   console.log(`arguments: ${invalid.length.toLocaleString('en-US')} characters, 200,000 wrong items`);
-  for (let round = 1; round <= 5; round++) {
-    let start = process.hrtime.bigint();
-    let answer = '';
-    try {
-      await registry.call('order', invalid);
-    } catch (error) {
-      answer = (error as ToolInputError).toToolResult();
+  for (const tool of ['order', 'order_json_schema']) {
+    const text = await answer(tool, invalid);
+    const parsed = JSON.parse(text) as { errors: unknown[]; omitted: number };
+    console.log(`${tool}: answer ${text.length} characters, ${parsed.errors.length} errors listed, omitted ${parsed.omitted}`);
+  }
+  const cells: Record<string, number[]> = {};
+  const rows: [string, () => unknown][] = [
+    ['invalid call (input class)', () => answer('order', invalid)],
+    ['invalid call (JSON Schema)', () => answer('order_json_schema', invalid)],
+    ['valid call (input class)', () => answer('order', valid)],
+    ['JSON.parse(invalid) alone', () => JSON.parse(invalid)],
+    ['JSON.parse(valid) alone', () => JSON.parse(valid)],
+  ];
+  for (let round = -3; round < rounds; round++) {
+    // Rotate the order so that no row always runs right after the same neighbour (or its garbage).
+    for (let k = 0; k < rows.length; k++) {
+      const [label, run] = rows[(k + Math.max(round, 0)) % rows.length];
+      const ms = await time(run);
+      if (round >= 0) (cells[label] ??= []).push(ms);
     }
-    const bad = ms(start);
-    start = process.hrtime.bigint();
-    await registry.call('order', valid);
-    const good = ms(start);
-    start = process.hrtime.bigint();
-    JSON.parse(invalid);
-    const parse = ms(start);
-    console.log(
-      `round ${round}: invalid ${bad.toFixed(1)} ms (answer ${answer.length} characters), valid ${good.toFixed(1)} ms, JSON.parse alone ${parse.toFixed(1)} ms`,
-    );
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+  const parse = median(cells['JSON.parse(invalid) alone']);
+  console.log(`\n${rounds} rounds after 3 warm-up rounds (wall clock):\n`);
+  console.log('| | median ms | min ms | median − JSON.parse(invalid) |\n|---|---:|---:|---:|');
+  for (const [label] of rows) {
+    const m = median(cells[label]);
+    console.log(`| ${label} | ${m.toFixed(1)} | ${Math.min(...cells[label]).toFixed(1)} | ${(m - parse).toFixed(1)} |`);
   }
 })();

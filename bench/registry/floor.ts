@@ -22,7 +22,7 @@ const validate = new Ajv().compile<RefundArgs>({
   additionalProperties: false,
 });
 
-void runContender('floor', (args) => {
+export function call(args: string): string {
   const value: unknown = JSON.parse(args);
   if (!validate(value)) {
     return invalidArguments(
@@ -34,4 +34,6 @@ void runContender('floor', (args) => {
     );
   }
   return JSON.stringify(executeRefund(value));
-});
+}
+
+if (require.main === module) void runContender('floor', call);

@@ -29,7 +29,7 @@ export async function runContender(contender: string, call: Call): Promise<void>
 let sink = 0;
 
 /** ns per call over `n` calls, the argument strings in rotation; a string result costs no await (the floor stays synchronous). */
-async function loop(call: Call, args: readonly string[], n: number): Promise<number> {
+export async function loop(call: Call, args: readonly string[], n: number): Promise<number> {
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const out = call(args[i & 1023]);

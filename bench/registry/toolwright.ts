@@ -52,15 +52,17 @@ class RefundTool implements ToolInterface<RefundInput> {
   }
 }
 
-const registry = ToolRegistry.build({ tools: [RefundTool] });
+export const registry = ToolRegistry.build({ tools: [RefundTool] });
 const context = new AgentContext({ sessionId: 'bench', userId: 'u-1', state: { user_id: 'u-1' } });
 const memory = new AgentMemory({ agentName: 'bench', userId: 'u-1' });
 
-void runContender('toolwright', async (args) => {
+export async function call(args: string): Promise<string> {
   try {
     return await registry.call('process_refund', args, context, memory);
   } catch (error) {
     if (error instanceof ToolInputError) return error.toToolResult();
     throw error;
   }
-});
+}
+
+if (require.main === module) void runContender('toolwright', call);

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type Ajv from 'ajv';
 import { Container } from 'typedi';
 import { typediContainer, type ContainerLike } from '../container/container';
 import {
@@ -21,7 +20,7 @@ import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
-import { createClassAjv, createJsonSchemaAjv, toFieldErrors, type ClassValidation, type FieldErrorList } from '../validation/ajv';
+import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
@@ -82,7 +81,11 @@ export interface RegisteredTool {
 }
 
 interface Entry extends RegisteredTool {
-  /** Raw arguments → the value `execute` receives; throws ToolInputError. A promise only when class-validator must run too. */
+  /**
+   * Raw arguments → the value `execute` receives, or the ToolInputError refusing them, returned rather
+   * than thrown (a throw costs more than validating the call; malformed JSON still throws). A promise
+   * only when class-validator must run too.
+   */
   parse(raw: unknown): object | Promise<object>;
   /** `execute`'s result → the JSON string the model sees; throws ToolOutputError. A promise only when class-validator must run too. */
   serialize(result: unknown): string | Promise<string>;
@@ -117,7 +120,7 @@ export class ToolRegistry {
     const container = options.container ?? typediContainer;
     const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
     const table = new ConstraintTable();
-    const ajv = { classes: createClassAjv(table), jsonSchema: undefined as Ajv | undefined };
+    const ajv = { classes: createClassAjv(table), jsonSchema: undefined as ReturnType<typeof createJsonSchemaAjv> | undefined };
     const entries = new Map<string, Entry>();
     const owners = new Map<string, ClassType>();
     for (const toolClass of options.tools) {
@@ -180,7 +183,7 @@ export class ToolRegistry {
    */
   async check(name: string, args: string | object, context: AgentContext): Promise<CallCheck> {
     const entry = await this.admit(name, context);
-    const input = await entry.parse(args);
+    const input = accepted(await entry.parse(args));
     return { input, approvalRequired: entry.approval !== undefined && (await approvalRequired(entry, input, context)) };
   }
 
@@ -189,7 +192,7 @@ export class ToolRegistry {
    * evaluate an approval policy on typed arguments). Throws ToolNotFoundError / ToolInputError.
    */
   async parse(name: string, args: string | object): Promise<object> {
-    return this.entry(name).parse(args);
+    return accepted(await this.entry(name).parse(args));
   }
 
   /**
@@ -216,7 +219,7 @@ export class ToolRegistry {
       }
       const parsed = entry.parse(args);
       input = parsed instanceof Promise ? await parsed : parsed;
-      if (entry.approval !== undefined && options?.approved !== true) {
+      if (entry.approval !== undefined && options?.approved !== true && !(input instanceof ToolInputError)) {
         const required = approvalRequired(entry, input, context);
         if (required === true || (required instanceof Promise && (await required))) throw new ApprovalRequiredError(name);
       }
@@ -225,6 +228,10 @@ export class ToolRegistry {
       // promise that is already rejected when returned costs more than validating the call.
       await undefined;
       throw error;
+    }
+    if (input instanceof ToolInputError) {
+      await undefined; // as above; parse returned it (one throw, not two)
+      throw input;
     }
     const timeoutMs = options?.timeoutMs ?? entry.timeoutMs;
     let result: unknown;
@@ -380,7 +387,7 @@ function buildEntry(
   container: ContainerLike,
   limits: ArgumentLimits,
   table: ConstraintTable,
-  ajv: { classes: ReturnType<typeof createClassAjv>; jsonSchema: Ajv | undefined },
+  ajv: { classes: ReturnType<typeof createClassAjv>; jsonSchema: ReturnType<typeof createJsonSchemaAjv> | undefined },
 ): Entry {
   if (typeof toolClass !== 'function') {
     throw new ToolDefinitionError(`ToolRegistry.build got ${String(toolClass)} where a tool class belongs. Pass the classes themselves.`);
@@ -416,17 +423,16 @@ function buildEntry(
   if (handWritten) {
     definition = readHandWrittenDefinition(instance, cls, options);
     ajv.jsonSchema ??= createJsonSchemaAjv();
-    let validate;
+    let validation: ClassValidation;
     try {
-      validate = ajv.jsonSchema.compile(definition.parameters);
+      validation = ajv.jsonSchema(definition.parameters);
     } catch (error) {
       throw new ToolDefinitionError(`${cls}.definition() has invalid parameters JSON Schema: ${(error as Error).message}`);
     }
     const name = definition.name;
     parse = (raw) => {
       const value = parseArguments(name, raw, limits);
-      if (!validate(value)) throw inputError(name, toFieldErrors(validate.errors));
-      return value;
+      return validation.valid(value) ? value : inputError(name, validation.report(value));
     };
   } else {
     const opts = options!;
@@ -493,6 +499,12 @@ function checkName(name: string, cls: string): void {
   }
 }
 
+/** What `check` and `parse` return: Entry.parse's value, or the ToolInputError it returned, thrown. */
+function accepted(input: object): object {
+  if (input instanceof ToolInputError) throw input;
+  return input;
+}
+
 function inputError(name: string, list: FieldErrorList): ToolInputError {
   return new ToolInputError('INVALID_ARGUMENTS', name, list.errors, undefined, list.omitted);
 }
@@ -521,9 +533,7 @@ function guarded(name: string, parse: Entry['parse']): Entry['parse'] {
 function compileInput(name: string, plan: ClassPlan, validation: ClassValidation, limits: ArgumentLimits): Entry['parse'] {
   const hydrate = compileHydrator(plan);
   const residual = compileResidual(plan.residual);
-  const fail = (list: FieldErrorList): never => {
-    throw inputError(name, list);
-  };
+  const fail = (list: FieldErrorList): ToolInputError => inputError(name, list);
   const parse: Entry['parse'] = (raw) => {
     const value = parseArguments(name, raw, limits, plan.freeForm);
     if (!validation.valid(value)) {

@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { _, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
@@ -57,34 +57,13 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     keyword: 'x-tw-items',
     schemaType: 'object',
     errors: true,
-    compile(items: JsonSchema) {
-      let itemValid: ValidateFunction | undefined;
-      let itemReport: ValidateFunction | undefined;
-      const validate = (data: unknown, cxt?: DataValidationCxt): boolean => {
-        if (!Array.isArray(data)) return true; // `type` reports it
-        itemValid ??= fast.compile(items);
-        const errors: Partial<ErrorObject>[] = [];
-        let failing = 0;
-        for (let i = 0; i < data.length; i++) {
-          if (itemValid(data[i]) || ++failing > MAX_FIELD_ERRORS) continue;
-          itemReport ??= full.compile(items);
-          itemReport(data[i]);
-          for (const e of itemReport.errors ?? []) errors.push({ ...e, instancePath: `${cxt?.instancePath ?? ''}/${i}${e.instancePath}` });
-        }
-        if (failing > MAX_FIELD_ERRORS) {
-          errors.push({
-            keyword: 'x-tw-omitted',
-            params: { count: failing - MAX_FIELD_ERRORS },
-            instancePath: cxt?.instancePath ?? '',
-            message: '',
-          });
-        }
-        (validate as { errors?: unknown }).errors = errors;
-        return failing === 0;
-      };
-      return validate;
-    },
+    compile: (items: JsonSchema) =>
+      boundedItems(
+        () => fast.compile(counter(items)),
+        () => full.compile(items),
+      ),
   });
+  addCounter(fast);
   return (schema) => {
     const valid = fast.compile(schema);
     let all: ValidateFunction | undefined;
@@ -99,13 +78,154 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
 }
 
 /**
- * Ajv for hand-written JSON Schemas (the PHP kit's style): standard formats, any keywords. It stops
- * at the first error, which bounds the answer whatever the input.
+ * `items` that reports the first few failing items in full and counts the rest: Ajv's allErrors
+ * would build one error object per bad item (200,000 of them for one argument), and so would a
+ * first-error validator called per item. `count` (see `counter`) counts the failing items without
+ * building any; `itemReport` (all errors) names what is wrong with the first few.
  */
-export function createJsonSchemaAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: false, strict: false, strictNumbers: true, discriminator: true });
-  addFormats(ajv);
-  return ajv;
+function boundedItems(count: () => ValidateFunction, itemReport: () => ValidateFunction): DataValidateFunction {
+  let counter: ValidateFunction | undefined;
+  let report: ValidateFunction | undefined;
+  const validate: DataValidateFunction = (data, cxt) => {
+    validate.errors = [];
+    if (!Array.isArray(data)) return true; // `type` reports it
+    counter ??= count();
+    const before = tally.n;
+    void counter(data);
+    const failing = tally.n - before;
+    if (failing === 0) return true;
+    report ??= itemReport();
+    const errors: Partial<ErrorObject>[] = [];
+    for (let i = 0, found = 0; i < data.length && found < MAX_FIELD_ERRORS; i++) {
+      if (report(data[i])) continue;
+      found++;
+      for (const e of report.errors ?? []) errors.push({ ...e, instancePath: `${cxt?.instancePath ?? ''}/${i}${e.instancePath}` });
+    }
+    if (failing > MAX_FIELD_ERRORS) {
+      errors.push({
+        keyword: 'x-tw-omitted',
+        params: { count: failing - MAX_FIELD_ERRORS },
+        instancePath: cxt?.instancePath ?? '',
+        message: '',
+      });
+    }
+    validate.errors = errors;
+    return false;
+  };
+  return validate;
+}
+
+/** How many times `x-tw-count` ran (validation is synchronous: read it before and after one call). */
+const tally = { n: 0 };
+
+/**
+ * `x-tw-count` always holds and counts how often it ran, as one inline increment (a function
+ * keyword would build a data context per call). Under `else` of an `if` on the item schema it
+ * counts the failing items: Ajv evaluates `if` without creating errors.
+ */
+function addCounter(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: 'x-tw-count',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      cxt.gen.code(_`${cxt.gen.scopeValue('keyword', { ref: tally })}.n++`);
+    },
+  });
+}
+
+/** An array schema whose validator counts the items failing `items`. */
+const counter = (items: JsonSchema): JsonSchema => ({ items: { if: items, else: { 'x-tw-count': true } } });
+
+type DataValidateFunction = ((data: unknown, cxt?: DataValidationCxt) => boolean) & { errors?: Partial<ErrorObject>[] };
+
+const JSON_SCHEMA_OPTIONS = { strict: false, strictNumbers: true, discriminator: true } as const;
+
+/**
+ * Ajv for hand-written JSON Schemas (the PHP kit's style): standard formats, any keywords. As for
+ * classes, a first-error validator decides every call; on failure an all-errors validator names
+ * every failing property, over a copy of the schema whose `items` are bounded (`x-tw-items`, which
+ * reaches the original item schemas by JSON pointer, so their `$ref`s resolve against the root).
+ */
+export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
+  const fast = new Ajv({ ...JSON_SCHEMA_OPTIONS, allErrors: false });
+  addFormats(fast);
+  addCounter(fast);
+  let full: Ajv | undefined;
+  const fullAjv = (): Ajv => {
+    if (full) return full;
+    const ajv = new Ajv({ ...JSON_SCHEMA_OPTIONS, allErrors: true });
+    addFormats(ajv);
+    ajv.addKeyword({
+      keyword: 'x-tw-items',
+      schemaType: 'object',
+      errors: true,
+      compile: (at: { valid: string; report: string }) =>
+        boundedItems(
+          () => fast.compile(counter({ $ref: at.valid })),
+          () => ajv.getSchema(at.report)!,
+        ),
+    });
+    return (full = ajv);
+  };
+  let count = 0;
+  return (schema) => {
+    // Registered under a key (or the schema's own $id) so that item schemas can be reached by `key#/pointer`.
+    const key = typeof schema.$id === 'string' ? undefined : `toolwright:parameters:${++count}`;
+    fast.addSchema(schema, key);
+    const base = key ?? (schema.$id as string).replace(/#$/, '');
+    const valid = fast.getSchema(base)!;
+    let all: ValidateFunction | null | undefined; // null: a schema the rewrite cannot serve (a $ref into an `items`)
+    return {
+      valid,
+      report: (value) => {
+        if (all === undefined) {
+          try {
+            const ajv = fullAjv();
+            ajv.addSchema(boundItems(schema, base, '', '') as JsonSchema, base);
+            all = ajv.getSchema(base)!;
+          } catch {
+            all = null;
+          }
+        }
+        if (all && !all(value)) return toFieldErrors(all.errors);
+        return valid(value) ? { errors: [], omitted: 0 } : toFieldErrors(valid.errors); // the first error stands
+      },
+    };
+  };
+}
+
+/** Keywords whose value is a schema, a map of schemas, or a list of schemas (draft-07 and 2019-09). */
+const SUBSCHEMA = new Set(['additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']);
+const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies', 'dependentSchemas']);
+const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf']);
+
+/** A copy of `schema` with every schema-valued `items` replaced by `x-tw-items` pointing at the original and its bounded copy. */
+function boundItems(schema: unknown, base: string, from: string, to: string): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  const pointer = (key: string) => '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
+  for (const [keyword, value] of Object.entries(schema)) {
+    const here = pointer(keyword);
+    if (keyword === 'items' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const copy = `${to}/x-tw-items/schema`;
+      out['x-tw-items'] = {
+        valid: `${base}#${from}${here}`,
+        report: `${base}#${copy}`,
+        schema: boundItems(value, base, from + here, copy),
+      };
+    } else if (SUBSCHEMA.has(keyword) || (keyword === 'items' && Array.isArray(value)) || SUBSCHEMA_LIST.has(keyword)) {
+      out[keyword] = Array.isArray(value)
+        ? value.map((v, i) => boundItems(v, base, `${from}${here}/${i}`, `${to}${here}/${i}`))
+        : boundItems(value, base, from + here, to + here);
+    } else if (SUBSCHEMA_MAP.has(keyword) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      out[keyword] = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, boundItems(v, base, `${from}${here}${pointer(k)}`, `${to}${here}${pointer(k)}`)]),
+      );
+    } else {
+      out[keyword] = value;
+    }
+  }
+  return out;
 }
 
 const paths = new Map<string, string>();

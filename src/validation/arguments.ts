@@ -13,9 +13,9 @@ export const DEFAULT_LIMITS: ArgumentLimits = { maxLength: 1_000_000, maxDepth: 
 const FORBIDDEN = ['__proto__', 'constructor', 'prototype'];
 
 /**
- * The model's arguments as a plain object, or a ToolInputError. Strings are parsed with
- * secure-json-parse, which refuses `__proto__` and `constructor.prototype` keys (JSON.parse
- * alone would keep them as own properties for later code to trip over). Size and depth are
+ * The model's arguments as a plain object, or a ToolInputError. Strings are parsed by JSON.parse
+ * and refused with secure-json-parse's rule: no `__proto__` and no `constructor.prototype` keys
+ * (JSON.parse keeps them as own properties for later code to trip over). Size and depth are
  * bounded before any work that grows with them. `checkDepth` is false where the schema itself
  * bounds the depth (closed classes without free-form objects): V8's JSON.parse is not recursive,
  * and Ajv rejects anything deeper than the classes at their first level.
@@ -32,30 +32,32 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
     }
     // A string of n characters cannot nest deeper than n/2: short payloads skip the scan.
     if (checkDepth && raw.length > 2 * limits.maxDepth && jsonDepth(raw) > limits.maxDepth) throw tooDeep(toolName, limits);
-    if (raw.trim() === '') return {}; // some local models send "" for a tool without parameters
     try {
-      // Without these substrings no key can spell __proto__ or constructor (escaped or not): plain JSON.parse is safe.
-      value =
-        raw.includes('__proto__') || raw.includes('constructor') || raw.includes('\\u')
-          ? sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' })
-          : JSON.parse(raw);
+      value = JSON.parse(raw);
     } catch (error) {
-      if (/forbidden prototype property/.test((error as Error).message)) throw forbiddenKey(toolName);
+      if (raw.trim() === '') return {}; // some local models send "" for a tool without parameters
       throw new ToolInputError('INVALID_JSON', toolName, [
         { path: '', constraint: 'isJson', message: `arguments are not valid JSON: ${(error as Error).message}` },
       ]);
     }
-    // RFC 7493 (I-JSON): a key repeated in one object means two readers (an approver, the tool) may see two values.
-    if (value !== null && typeof value === 'object' && countColons(raw) !== countKeys(value)) {
-      const duplicate = findDuplicateKey(raw);
-      if (duplicate) {
-        throw new ToolInputError('INVALID_JSON', toolName, [
-          {
-            path: duplicate.path,
-            constraint: 'uniqueKeys',
-            message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)`,
-          },
-        ]);
+    if (value !== null && typeof value === 'object') {
+      // One walk over the parsed keys refuses prototype-polluting keys (secure-json-parse's rule, escaped
+      // spellings included: the keys are decoded) and counts them for the duplicate-key check.
+      const keys = countKeys(value);
+      if (keys === POLLUTING) throw forbiddenKey(toolName);
+      if (Number.isNaN(keys)) secureParse(toolName, raw); // deeper than the walk goes: secure-json-parse decides
+      // RFC 7493 (I-JSON): a key repeated in one object means two readers (an approver, the tool) may see two values.
+      if (countColons(raw) !== keys) {
+        const duplicate = findDuplicateKey(raw);
+        if (duplicate) {
+          throw new ToolInputError('INVALID_JSON', toolName, [
+            {
+              path: duplicate.path,
+              constraint: 'uniqueKeys',
+              message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)`,
+            },
+          ]);
+        }
       }
     }
   } else if (value !== null && typeof value === 'object') {
@@ -78,20 +80,45 @@ function countColons(text: string): number {
   return n;
 }
 
-/** Keys of a parsed value, all levels; NaN past 64 levels (the iterative scan decides then). */
+/** What countKeys answers for a `__proto__` key, or a `constructor` key holding a `prototype`. */
+const POLLUTING = -1;
+
+/** Keys of a parsed value, all levels; POLLUTING for a prototype-polluting key; NaN past 64 levels (the iterative scan decides then). */
 function countKeys(value: object, depth = 0): number {
   if (depth > 64) return NaN;
   let n = 0;
   if (Array.isArray(value)) {
-    for (const item of value) if (item !== null && typeof item === 'object') n += countKeys(item as object, depth + 1);
+    for (const item of value) {
+      if (item === null || typeof item !== 'object') continue;
+      const inner = countKeys(item as object, depth + 1);
+      if (inner === POLLUTING) return POLLUTING;
+      n += inner;
+    }
     return n;
   }
   for (const key in value) {
     n++;
     const child = (value as Record<string, unknown>)[key];
-    if (child !== null && typeof child === 'object') n += countKeys(child, depth + 1);
+    if (child === null || typeof child !== 'object') {
+      if (key === '__proto__') return POLLUTING;
+      continue;
+    }
+    if (key === '__proto__' || (key === 'constructor' && Object.prototype.hasOwnProperty.call(child, 'prototype'))) return POLLUTING;
+    const inner = countKeys(child, depth + 1);
+    if (inner === POLLUTING) return POLLUTING;
+    n += inner;
   }
   return n;
+}
+
+/** secure-json-parse over the whole text, for values nested deeper than countKeys walks. */
+function secureParse(toolName: string, raw: string): void {
+  try {
+    sjson.parse(raw, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    if (/forbidden prototype property/.test((error as Error).message)) throw forbiddenKey(toolName);
+    throw error;
+  }
 }
 
 /** The first key repeated within one object of a valid JSON text (colons inside strings made the count inconclusive). */

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
+import * as sjson from 'secure-json-parse';
 import {
   IsInt,
   IsNumber,
@@ -91,10 +92,11 @@ describe('bounded error answers', () => {
     expect(error.errors.length + error.omitted).toBeGreaterThanOrEqual(1000);
   });
 
-  test('a hand-written schema answers with its first error', async () => {
+  test('a hand-written schema: 20 errors listed, the rest counted', async () => {
     const error = await inputError('hand', { ids: Array.from({ length: 200_000 }, () => 'x') });
-    expect(error.errors).toHaveLength(1);
+    expect(error.errors).toHaveLength(20);
     expect(error.errors[0].path).toBe('ids[0]');
+    expect(error.omitted).toBe(200_000 - 20);
   });
 
   test('huge keys and messages are clipped in the answer', async () => {
@@ -121,6 +123,20 @@ describe('bounded error answers', () => {
       { seed: 42, numRuns: 60 },
     );
   });
+});
+
+test('arrays mixing good and wrong items: listed + omitted = the wrong ones, named in order (input class and JSON Schema)', async () => {
+  const item = fc.oneof(fc.integer(), fc.constantFrom('x', 1.5, null, true));
+  await fc.assert(
+    fc.asyncProperty(fc.array(item, { maxLength: 120 }), fc.constantFrom('order', 'hand'), async (ids, tool) => {
+      const wrong = ids.flatMap((v, i) => (Number.isInteger(v) ? [] : [i]));
+      if (wrong.length === 0) return;
+      const error = await inputError(tool, { amount: 1, ids });
+      expect(error.errors.map((e) => e.path)).toEqual(wrong.slice(0, 20).map((i) => `ids[${i}]`));
+      expect(error.errors.length + error.omitted).toBe(wrong.length);
+    }),
+    { seed: 20, numRuns: 100 },
+  );
 });
 
 describe('duplicate keys (RFC 7493 I-JSON)', () => {
@@ -170,6 +186,54 @@ describe('duplicate keys (RFC 7493 I-JSON)', () => {
         expect(refusedForDuplicate).toBe(hasDuplicate(text));
       }),
       { seed: 7493, numRuns: 300 },
+    );
+  });
+});
+
+describe("prototype-polluting keys (secure-json-parse's rule, checked on the parsed keys)", () => {
+  // JSON texts whose keys come from a small set of troublemakers, escaped spellings included.
+  const texts: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom('1', 'null', '"x"', '[]', '{}'),
+      tie('object'),
+      fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+    ),
+    object: fc
+      .array(
+        fc.tuple(
+          fc.constantFrom('"__proto__"', '"\\u005f_proto__"', '"constructor"', '"construct\\u006fr"', '"prototype"', '"a"'),
+          tie('value'),
+        ),
+        { maxLength: 3 },
+      )
+      .map((pairs) => `{${pairs.map(([k, v]) => `${k}:${v}`).join(',')}}`),
+  })).object;
+
+  test('refused exactly when secure-json-parse refuses, at any depth', async () => {
+    // 70 levels deep: past the key walk, so secure-json-parse itself decides (`order` bounds no depth: its class does).
+    const deep = (inner: string) => '{"a":'.repeat(70) + inner + '}'.repeat(70);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          texts.map((t) => ['hand', t]),
+          texts.map((t) => ['order', deep(t)]),
+        ),
+        async ([tool, text]) => {
+          let pollutes = false;
+          try {
+            sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+          } catch {
+            pollutes = true;
+          }
+          const error = await registry.call(tool, text).then(
+            () => undefined,
+            (e: unknown) => e as ToolInputError,
+          );
+          expect(error?.errors[0]?.constraint === 'forbiddenKey').toBe(pollutes);
+        },
+      ),
+      { seed: 1, numRuns: 400 },
     );
   });
 });
