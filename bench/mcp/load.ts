@@ -61,6 +61,19 @@ async function open(): Promise<{ id: string; ms: number }> {
 }
 
 async function main() {
+  // `open`: opens `sessions` sessions (16 at a time) and prints their ids; `delete`: ends those in $IDS.
+  if (mode === 'open') {
+    const ids: string[] = [];
+    for (let i = 0; i < sessions; i += 16)
+      ids.push(...(await Promise.all(Array.from({ length: Math.min(16, sessions - i) }, open))).map((s) => s.id));
+    process.stdout.write(JSON.stringify({ ids }) + '\n');
+    return;
+  }
+  if (mode === 'delete') {
+    for (const id of JSON.parse(process.env.IDS ?? '[]') as string[]) await post(undefined, id, 'DELETE');
+    process.stdout.write(JSON.stringify({}) + '\n');
+    return;
+  }
   if (closeSessions > 0) {
     const t0 = performance.now();
     for (let i = 0; i < closeSessions; i += 16) {
@@ -104,7 +117,7 @@ async function main() {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  process.stdout.write(JSON.stringify({ callsPerSec: calls / seconds, setupMs: setups[setups.length >> 1] }) + '\n');
+  process.stdout.write(JSON.stringify({ callsPerSec: calls / seconds, calls, setupMs: setups[setups.length >> 1] }) + '\n');
 }
 
 main().catch((e) => {

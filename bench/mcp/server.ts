@@ -97,6 +97,7 @@ async function main() {
   const kind = process.argv[2];
   const port = kind === 'sdk' ? await startSdk() : await startToolwright();
   process.on('message', (m) => {
+    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() });
     if (m === 'rss') {
       (global as { gc?: () => void }).gc?.();
       process.send!({ rss: process.memoryUsage().rss, cpu: process.cpuUsage() });

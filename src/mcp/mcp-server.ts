@@ -13,7 +13,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
-import type { ToolRegistry } from '../registry/tool-registry';
+import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
@@ -66,9 +66,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   const store = options.store ?? new InMemoryStore();
   const fallbackSessionId = options.sessionId ?? randomUUID();
   const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${describeError(error)}\n`));
-  const tools = listTools(registry);
-  const toolByName = new Map(tools.map((t) => [t.name, t]));
-  const byName = new Map(registry.tools().map((t) => [t.name, t]));
+  const { tools, toolByName, byName } = registryTools(registry);
 
   const server = new Server(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
@@ -160,6 +158,19 @@ const sharedValidator: jsonSchemaValidator = {
 };
 
 /** tools/list entries: toMcpTool's schemas plus the annotations a tool declared, and nothing it did not. */
+/** A registry never changes once built: its MCP tool list is made once, not once per MCP session. */
+const toolLists = new WeakMap<ToolRegistry, { tools: Tool[]; toolByName: Map<string, Tool>; byName: Map<string, RegisteredTool> }>();
+
+function registryTools(registry: ToolRegistry) {
+  let lists = toolLists.get(registry);
+  if (!lists) {
+    const tools = listTools(registry);
+    lists = { tools, toolByName: new Map(tools.map((t) => [t.name, t])), byName: new Map(registry.tools().map((t) => [t.name, t])) };
+    toolLists.set(registry, lists);
+  }
+  return lists;
+}
+
 function listTools(registry: ToolRegistry): Tool[] {
   return registry.tools().map((registered) => {
     const tool: Tool = { ...toMcpTool(registered.definition) } as Tool;

@@ -12,6 +12,11 @@ export interface AgentMemoryInit {
   summary?: string | null;
   /** The store's search index over `entries` (see MemoryIndex). */
   index?: MemoryIndex;
+  /**
+   * With `index`: reads the stored entries when first needed instead of `entries` (a store that can
+   * read synchronously, SQLite), so a search or a write never loads the whole memory.
+   */
+  readEntries?: () => readonly MemoryEntry[];
 }
 
 export type { MemorySearchResult } from './memory-search';
@@ -49,14 +54,22 @@ export class AgentMemory {
   /** The store's index over the stored entries; then the local index covers only entries after `stored`. */
   private storeIndex?: MemoryIndex;
   private stored = 0;
+  /** Reads the stored entries not read yet; until then `entries` holds only those added here. */
+  private unread?: () => readonly MemoryEntry[];
   private loadedFlag = true;
 
   constructor(init: AgentMemoryInit) {
     this.agentName = init.agentName;
     this.userId = init.userId;
     this.tenantId = init.tenantId;
-    this.entries = [...(init.entries ?? [])];
     this.summary = init.summary ?? null;
+    if (init.index && init.readEntries) {
+      this.storeIndex = init.index;
+      this.unread = init.readEntries;
+      this.entries = [];
+      return;
+    }
+    this.entries = [...(init.entries ?? [])];
     if (init.index) {
       this.storeIndex = init.index;
       this.stored = this.entries.length;
@@ -86,9 +99,15 @@ export class AgentMemory {
   hydrate(snapshot: MemorySnapshot | undefined): void {
     if (this.loadedFlag) return;
     this.loadedFlag = true;
+    if (!this.summaryChanged) this.summary = snapshot?.summary ?? null;
+    if (snapshot?.index && snapshot.readEntries) {
+      // Entries added meanwhile stay local; the stored ones are read when a read needs them all.
+      this.storeIndex = snapshot.index;
+      this.unread = snapshot.readEntries;
+      return;
+    }
     const stored = snapshot?.entries ?? [];
     this.entries = stored.length ? [...stored, ...this.entries] : this.entries;
-    if (!this.summaryChanged) this.summary = snapshot?.summary ?? null;
     this.index = undefined;
     if (snapshot?.index) {
       this.storeIndex = snapshot.index;
@@ -138,7 +157,7 @@ export class AgentMemory {
   /** Every entry, oldest first. */
   getAll(): readonly MemoryEntry[] {
     if (!this.loadedFlag) throw new MemoryNotLoadedError('getAll');
-    return this.entries;
+    return this.all();
   }
 
   /**
@@ -189,7 +208,19 @@ export class AgentMemory {
   private ofType(type: MemoryEntryType): MemoryEntry[] {
     if (!this.loadedFlag)
       throw new MemoryNotLoadedError(type === 'fact' ? 'getFacts' : type === 'learning' ? 'getLearnings' : 'getPreferences');
-    return this.entries.filter((e) => e.type === type);
+    return this.all().filter((e) => e.type === type);
+  }
+
+  /** Every entry: reads the stored ones first if the store left them unread. */
+  private all(): MemoryEntry[] {
+    if (this.unread) {
+      const stored = this.unread();
+      this.unread = undefined;
+      // The local index (if built) keeps covering the same entries: those after `stored`.
+      this.entries = [...stored, ...this.entries];
+      this.stored = stored.length;
+    }
+    return this.entries;
   }
 
   private searchIndex(): MiniSearch<MemoryEntry> {

@@ -163,3 +163,20 @@ export function attachIndex<T extends object>(snapshot: T, index: MemoryIndex): 
   Object.defineProperty(snapshot, 'index', { value: index, enumerable: false, configurable: true, writable: true });
   return snapshot;
 }
+
+/**
+ * A snapshot whose `entries` are read when first used (then kept), with `readEntries` for
+ * AgentMemory, which reads them only for a whole-memory read and searches through `index`.
+ */
+export function lazyEntries<T extends { entries: MemoryEntry[] }>(snapshot: Omit<T, 'entries'>, read: () => MemoryEntry[]): T {
+  let entries: MemoryEntry[] | undefined;
+  const readOnce = () => (entries ??= read());
+  Object.defineProperty(snapshot, 'entries', {
+    get: readOnce,
+    set: (value: MemoryEntry[]) => (entries = value),
+    enumerable: true,
+    configurable: true,
+  });
+  Object.defineProperty(snapshot, 'readEntries', { value: readOnce, enumerable: false, configurable: true, writable: true });
+  return snapshot as T;
+}

@@ -69,6 +69,11 @@ export interface MemorySnapshot {
   version: number;
   /** A search index the store keeps for this memory (not data: never serialized or compared). */
   index?: MemoryIndex;
+  /**
+   * Reads `entries` from the store when first needed (not data, like `index`): with it, an
+   * AgentMemory searches through `index` and reads every entry only for a whole-memory read.
+   */
+  readEntries?: () => readonly MemoryEntry[];
 }
 
 /** What one turn changed in a memory: entries are appended, the summary is last-writer-wins. */

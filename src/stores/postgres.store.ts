@@ -18,6 +18,7 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
+import type { Message } from '../session/message';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { requirePeer } from '../errors/optional-peer';
 import { ToolwrightConfigError } from '../errors/errors';
@@ -141,6 +142,30 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
 ];
 
 /** A tsquery operand matching `term` as a prefix (`'term':*`) or exactly. */
+/** History messages per row of a session load (see loadSession). */
+const HISTORY_CHUNK = 256;
+
+/** How much history text (UTF-16 characters) a store keeps in the process across sessions. */
+const HISTORY_CACHE_CHARS = 32 * 1024 * 1024;
+
+/** Messages `first`..`last` of a session, as the items of a JSON array. */
+interface HistoryChunk {
+  items: string;
+  first: number;
+  last: number;
+}
+
+interface CachedHistory {
+  pk: string;
+  firstSeq: number;
+  lastSeq: number;
+  chunks: HistoryChunk[];
+  chars: number;
+}
+
+/** A query term is spelled out as at most this many words it begins; beyond, it stays a `:*` prefix. */
+const PREFIX_WORDS = 32;
+
 const tsTerm = (t: string, prefix: boolean) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
@@ -156,6 +181,9 @@ export class PostgresStore implements SessionStore {
   private readonly s: string;
   private readonly ttlSeconds?: number;
   private readonly timeoutMs: number;
+  /** Recently loaded sessions' history text, least recently used first (see cacheHistory). */
+  private readonly historyCache = new Map<string, CachedHistory>();
+  private historyChars = 0;
   private readonly memoryCache = new Map<string, { entries: MemoryEntry[]; index?: CachedMemoryIndex }>();
   private ready?: Promise<void>;
 
@@ -183,39 +211,110 @@ export class PostgresStore implements SessionStore {
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
     checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
-    // One statement reads one snapshot: meta, state and history cannot come from different turns.
-    // History comes as rows, not one text[] column: node-pg parsed a 10,000-message array literal
-    // (every quote in the JSON escaped) character by character, several times slower than rows.
+    const scope = JSON.stringify([tenantOf(key), key.sessionId]);
+    let cached = limit === undefined ? this.historyCache.get(scope) : undefined;
+    let read = await this.readSession(key, limit, cached?.lastSeq ?? 0);
+    if (read && cached && (read.pk !== cached.pk || read.firstSeq !== cached.firstSeq)) {
+      // Recreated or its history replaced since it was cached (either gives it new message numbers): read it whole.
+      this.forgetHistory(scope);
+      cached = undefined;
+      read = await this.readSession(key, limit, 0);
+    } else if (cached && read) {
+      // The cached head plus what was appended since.
+      read.chunks = [...cached.chunks, ...read.chunks];
+    }
+    if (!read) {
+      this.forgetHistory(scope);
+      return undefined;
+    }
+    if (limit === undefined) this.cacheHistory(scope, read, cached);
+    const messages: Message[] = [];
+    for (const chunk of read.chunks) for (const m of JSON.parse(`[${chunk.items}]`) as Message[]) messages.push(m);
+    return toSessionSnapshot(key, { ...read.row, history: [], messages });
+  }
+
+  /**
+   * One statement reads one snapshot: meta, state and history (from message `after` on) cannot come
+   * from different turns. History comes as a few rows of HISTORY_CHUNK messages each, joined on the
+   * server into the text of a JSON array's items (each body is a whole JSON value): one JSON.parse
+   * per chunk, and no row, field and string per message for node-pg to build and collect (a text[]
+   * column was slower still: node-pg parsed the array literal character by character).
+   */
+  private async readSession(key: SessionKey, limit: number | undefined, after: number) {
     const { rows } = await guard('postgres', async () => {
       await this.migrated();
-      return this.pool.query<[number, string | null, string | null, string | null, string | null]>({
+      return this.pool.query<[number, string | null, string | null, string | null, string | null, string | null]>({
         text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version FROM ${this.s}.sessions
                           WHERE tenant = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > now()))
-               SELECT 0, user_id, user_input, pending_run, version::text FROM s
-               UNION ALL SELECT 1, st.key, st.value, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
-               UNION ALL (SELECT 2, m.body, m.seq::text, NULL, NULL FROM ${this.s}.session_messages m, s WHERE m.session_pk = s.id
-                          ORDER BY m.seq DESC LIMIT $3)`,
-        values: [tenantOf(key), key.sessionId, limit ?? null],
+               SELECT 0, user_id, user_input, pending_run, version::text, id::text FROM s
+               UNION ALL SELECT 3, (SELECT min(seq) FROM ${this.s}.session_messages m WHERE m.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
+               UNION ALL SELECT 1, st.key, st.value, NULL, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
+               UNION ALL SELECT 2, string_agg(body, ',' ORDER BY seq), min(seq)::text, max(seq)::text, NULL, NULL
+                 FROM (SELECT m.seq, m.body FROM ${this.s}.session_messages m, s WHERE m.session_pk = s.id AND m.seq > $4
+                       ORDER BY m.seq DESC LIMIT $3) h
+                 GROUP BY seq / ${HISTORY_CHUNK}`,
+        values: [tenantOf(key), key.sessionId, limit ?? null, after],
         rowMode: 'array',
       });
     });
     const meta = rows.find((r) => r[0] === 0);
     if (!meta) return undefined;
     const state: Array<[string, string]> = [];
-    const messages: Array<[number, string]> = [];
+    let chunks: HistoryChunk[] = [];
+    let firstSeq: number | null = null;
     for (const r of rows) {
       if (r[0] === 1) state.push([r[1] as string, r[2] as string]);
-      else if (r[0] === 2) messages.push([Number(r[2]), r[1] as string]);
+      else if (r[0] === 2) chunks.push({ items: r[1] as string, first: Number(r[2]), last: Number(r[3]) });
+      else if (r[0] === 3) firstSeq = r[1] === null ? null : Number(r[1]);
     }
-    messages.sort((a, b) => a[0] - b[0]);
-    return toSessionSnapshot(key, {
-      userId: meta[1],
-      state: stateFromEntries(state.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
-      history: messages.map((m) => m[1]),
-      userInput: meta[2],
-      pendingRun: meta[3],
-      version: Number(meta[4]),
+    chunks = chunks.sort((a, b) => a.first - b.first);
+    return {
+      pk: meta[5] as string,
+      firstSeq,
+      chunks,
+      row: {
+        userId: meta[1],
+        state: stateFromEntries(state.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
+        userInput: meta[2],
+        pendingRun: meta[3],
+        version: Number(meta[4]),
+      },
+    };
+  }
+
+  private forgetHistory(scope: string): void {
+    const entry = this.historyCache.get(scope);
+    if (!entry) return;
+    this.historyCache.delete(scope);
+    this.historyChars -= entry.chars;
+  }
+
+  /**
+   * Keeps a session's history text in this process, so the next load reads only the messages
+   * appended since (history rows are only ever appended; a replace or a recreation renumbers them,
+   * which the next load sees in the first message number or the row id). Bounded in characters.
+   */
+  private cacheHistory(scope: string, read: { pk: string; firstSeq: number | null; chunks: HistoryChunk[] }, cached?: CachedHistory): void {
+    const current = this.historyCache.get(scope);
+    // Another load of this session finished first: keep its entry rather than interleave.
+    if (current !== cached) return;
+    if (current) this.historyChars -= current.chars;
+    this.historyCache.delete(scope);
+    const chars = read.chunks.reduce((n, c) => n + c.items.length, 0);
+    if (read.firstSeq === null || read.chunks.length === 0 || chars > HISTORY_CACHE_CHARS / 4) return;
+    this.historyCache.set(scope, {
+      pk: read.pk,
+      firstSeq: read.firstSeq,
+      lastSeq: read.chunks[read.chunks.length - 1]!.last,
+      chunks: read.chunks,
+      chars,
     });
+    this.historyChars += chars;
+    for (const [oldest, entry] of this.historyCache) {
+      if (this.historyChars <= HISTORY_CACHE_CHARS) break;
+      this.historyCache.delete(oldest);
+      this.historyChars -= entry.chars;
+    }
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
@@ -292,6 +391,7 @@ export class PostgresStore implements SessionStore {
 
   async deleteSession(key: SessionKey): Promise<void> {
     checkSessionKey(key);
+    this.forgetHistory(JSON.stringify([tenantOf(key), key.sessionId]));
     await this.query(`DELETE FROM ${this.s}.sessions WHERE tenant = $1 AND session_id = $2`, [tenantOf(key), key.sessionId]);
   }
 
@@ -435,44 +535,52 @@ export class PostgresStore implements SessionStore {
 
   /**
    * Ranked search over a memory's stored entries in PostgreSQL: the GIN index on each entry's
-   * tsvector finds the matches, ts_rank orders them. Each query term matches as a prefix; a term
-   * that is no word's prefix in this memory is replaced by its words within the typo distance
-   * (as AgentMemory's fuzzy 0.2).
+   * tsvector finds the matches, ts_rank orders them. Each query term matches as a prefix, spelled
+   * out as the memory's words it begins (exact lexemes: a cheaper index lookup and rank than a
+   * `:*` prefix; up to PREFIX_WORDS of them); a term that is no word's prefix in this memory is
+   * replaced by its words within the typo distance (as AgentMemory's fuzzy 0.2).
    */
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const terms = queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    // One statement in the common case: the memory's row, which query terms are some word's prefix
-    // in it (C collation: a prefix is an index range), and the ranked hits for those as prefixes.
+    // The word lengths a typo of some term could have, fetched with the first statement in case a term turns out unknown.
+    const fuzzy = terms.filter((t) => fuzzyDistance(t) > 0);
+    const shortest = Math.min(...fuzzy.map((t) => t.length - fuzzyDistance(t)));
+    const longest = Math.max(...fuzzy.map((t) => t.length + fuzzyDistance(t)));
+    // One statement: the memory's row, each query term's words in it (C collation: a prefix is an
+    // index range), the ranked hits for those, and when a term has none, the vocabulary to expand its typo.
     const { rows } = await this.query(
       `WITH m AS (SELECT id FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3),
-       t AS (SELECT t.term, EXISTS (SELECT 1 FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
-                                 AND w.term >= t.term COLLATE "C" AND w.term < (t.term || chr(1114111)) COLLATE "C") AS known
+       t AS (SELECT t.term, ARRAY(SELECT w.term FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
+                                    AND w.term >= t.term COLLATE "C" AND w.term < (t.term || chr(1114111)) COLLATE "C"
+                                  ORDER BY w.term LIMIT ${PREFIX_WORDS + 1}) AS words
              FROM unnest($4::text[]) AS t(term)),
-       q AS (SELECT to_tsquery('simple', string_agg(quote_literal(term) || ':*', ' | ')) AS q FROM t WHERE known HAVING count(*) > 0),
+       q AS (SELECT to_tsquery('simple', string_agg(CASE WHEN cardinality(words) > ${PREFIX_WORDS} THEN quote_literal(term) || ':*'
+                                                    ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END, ' | ')) AS q
+             FROM t WHERE cardinality(words) > 0 HAVING count(*) > 0),
        hits AS (SELECT e.seq, ts_rank(e.words, q.q) AS score FROM ${this.s}.memory_entries e, m, q
                 WHERE e.memory_pk = m.id AND e.words @@ q.q ORDER BY score DESC, e.seq LIMIT $5)
-       SELECT 'hit' AS kind, e.body AS value, h.score, h.seq FROM hits h, m, ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq = h.seq
-       UNION ALL SELECT 'memory', id::text, NULL, NULL FROM m
-       UNION ALL SELECT 'typo', term, NULL, NULL FROM t WHERE NOT known`,
-      [tenantOf(key), key.agentName, key.userId, terms, limit],
+       SELECT 'hit' AS kind, e.body AS value, h.score, h.seq, NULL::text[] AS words
+         FROM hits h, m, ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq = h.seq
+       UNION ALL SELECT 'memory', id::text, NULL, NULL, NULL FROM m
+       UNION ALL SELECT 'term', term, NULL, NULL, words FROM t
+       UNION ALL SELECT 'word', w.term, NULL, NULL, NULL FROM ${this.s}.memory_terms w, m
+         WHERE w.memory_pk = m.id AND length(w.term) BETWEEN $6 AND $7 AND EXISTS (SELECT 1 FROM t WHERE cardinality(words) = 0)`,
+      [tenantOf(key), key.agentName, key.userId, terms, limit, fuzzy.length ? shortest : 1, fuzzy.length ? longest : 0],
     );
-    const result = rows as Array<{ kind: string; value: string; score: number | null; seq: string | null }>;
-    const pk = result.find((r) => r.kind === 'memory')?.value;
-    if (pk === undefined) return [];
-    const typos = result.filter((r) => r.kind === 'typo' && fuzzyDistance(r.value) > 0).map((r) => r.value);
+    type Row = { kind: string; value: string; score: number | null; seq: string | null; words: string[] | null };
+    const result = rows as Row[];
+    if (!result.some((r) => r.kind === 'memory')) return [];
     let hits = result.filter((r) => r.kind === 'hit');
+    const known = result.filter((r) => r.kind === 'term' && r.words!.length > 0);
+    const typos = result.filter((r) => r.kind === 'term' && r.words!.length === 0 && fuzzyDistance(r.value) > 0).map((r) => r.value);
     if (typos.length) {
       // Rare: a term that is no word's prefix here. Expand it into the memory's words within its typo distance, then rank again.
-      const span = Math.max(...typos.map(fuzzyDistance));
-      const lengths = typos.map((t) => t.length);
-      const vocabulary = await this.query(
-        `SELECT term FROM ${this.s}.memory_terms WHERE memory_pk = $1 AND length(term) BETWEEN $2 AND $3`,
-        [pk, Math.min(...lengths) - span, Math.max(...lengths) + span],
+      const pk = result.find((r) => r.kind === 'memory')!.value;
+      const words = result.filter((r) => r.kind === 'word').map((r) => r.value);
+      const operands = known.flatMap((r) =>
+        r.words!.length > PREFIX_WORDS ? [tsTerm(r.value, true)] : r.words!.map((w) => tsTerm(w, false)),
       );
-      const words = (vocabulary.rows as Array<{ term: string }>).map((r) => r.term);
-      const unknown = new Set(result.filter((r) => r.kind === 'typo').map((r) => r.value));
-      const operands = terms.filter((t) => !unknown.has(t)).map((t) => tsTerm(t, true));
       for (const t of typos) for (const w of fuzzyMatches(t, words)) operands.push(tsTerm(w, false));
       if (operands.length === 0) return [];
       const again = await this.query(
@@ -480,7 +588,7 @@ export class PostgresStore implements SessionStore {
          WHERE memory_pk = $1 AND words @@ q ORDER BY score DESC, seq LIMIT $3`,
         [pk, operands.join(' | '), limit],
       );
-      hits = again.rows as typeof hits;
+      hits = again.rows as Row[];
     }
     return hits
       .sort((a, b) => Number(b.score) - Number(a.score) || Number(a.seq) - Number(b.seq))

@@ -58,6 +58,8 @@ export interface SessionRow {
   userId: string | null | undefined;
   state: Record<string, unknown>;
   history: readonly string[];
+  /** The history already parsed (a store that parses it in chunks); `history` is then ignored. */
+  messages?: Message[];
   userInput: string | null | undefined;
   /** JSON text, or null. */
   pendingRun: string | null | undefined;
@@ -68,7 +70,7 @@ export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnap
   const snapshot: SessionSnapshot = {
     sessionId: key.sessionId,
     state: row.state,
-    history: row.history.map((m) => JSON.parse(m) as Message),
+    history: row.messages ?? row.history.map((m) => JSON.parse(m) as Message),
     userInput: row.userInput ?? null,
     pendingRun: row.pendingRun == null ? null : JSON.parse(row.pendingRun),
     version: Number(row.version),

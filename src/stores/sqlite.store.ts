@@ -3,7 +3,15 @@ import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import { requirePeer } from '../errors/optional-peer';
-import { attachIndex, entryWords, fuzzyDistance, fuzzyMatches, queryTerms, type MemorySearchResult } from '../session/memory-search';
+import {
+  attachIndex,
+  entryWords,
+  lazyEntries,
+  fuzzyDistance,
+  fuzzyMatches,
+  queryTerms,
+  type MemorySearchResult,
+} from '../session/memory-search';
 import type {
   MemoryChanges,
   MemoryEntry,
@@ -332,17 +340,29 @@ export class SqliteStore implements SessionStore {
       const db = this.db();
       return db
         .transaction(() => {
-          const row = this.sql('SELECT id, summary, version FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').get(
+          const row = this.sql('SELECT id, summary, version, last_seq FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').get(
             tenantOf(key),
             key.agentName,
             key.userId,
-          ) as { id: number; summary: string | null; version: number } | undefined;
+          ) as { id: number; summary: string | null; version: number; last_seq: number } | undefined;
           if (!row) return undefined;
-          const entries = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? ORDER BY seq').pluck().all(row.id) as string[];
-          const pk = row.id;
-          return attachIndex(toMemorySnapshot(key, { entries, summary: row.summary, version: row.version }), {
-            search: (query, limit) => this.searchScope(pk, query, limit),
-          });
+          const { id: pk, last_seq: last } = row;
+          // The entries are read when first used (better-sqlite3 reads synchronously): a tool's search
+          // runs in FTS5 and never reads them. Up to the loaded version's last entry, as if read now.
+          const snapshot = lazyEntries<MemorySnapshot>(
+            toMemorySnapshot(key, { entries: [], summary: row.summary, version: row.version }),
+            () => {
+              try {
+                const bodies = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? AND seq <= ? ORDER BY seq')
+                  .pluck()
+                  .all(pk, last) as string[];
+                return bodies.map((b) => JSON.parse(b) as MemoryEntry);
+              } catch (error) {
+                throw new StoreUnavailableError('sqlite', error);
+              }
+            },
+          );
+          return attachIndex(snapshot, { search: (query, limit) => this.searchScope(pk, query, limit) });
         })
         .deferred();
     });

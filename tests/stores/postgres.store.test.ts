@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Pool } from 'pg';
 import { StoreUnavailableError, ToolwrightConfigError } from '../../src/errors/errors';
 import { AgentMemory } from '../../src/session/agent-memory';
@@ -29,6 +30,40 @@ describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString
 });
 
 describe('PostgresStore', () => {
+  it('a store that keeps loaded history in its process loads what another writer appended, replaced, deleted or recreated', async () => {
+    // A keeps history between loads; B writes as another process would; C (cache emptied) reads the truth.
+    const [a, b, c] = [0, 1, 2].map(() => new PostgresStore({ connectionString: server.connectionString, schema: 'tw_history_cache' }));
+    type Op = { kind: 'append' | 'replace'; n: number } | { kind: 'delete' | 'load' | 'window' | 'fresh' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constantFrom('append' as const, 'replace' as const), n: fc.integer({ min: 0, max: 300 }) }),
+      fc.record({ kind: fc.constantFrom('delete' as const, 'load' as const, 'window' as const, 'fresh' as const) }),
+    );
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
+          const key = { sessionId: `s-${run++}` };
+          let n = 0;
+          const messages = (count: number) => Array.from({ length: count }, () => ({ role: 'user' as const, content: `m${n++}` }));
+          for (const o of ops) {
+            if (o.kind === 'append') await b.saveSession(key, { set: {}, deleted: [], appended: messages(o.n) });
+            else if (o.kind === 'replace') await b.saveSession(key, { set: {}, deleted: [], appended: [], replacedHistory: messages(o.n) });
+            else if (o.kind === 'delete') await b.deleteSession(key);
+            else if (o.kind === 'window') await a.loadSession(key, { historyLimit: 5 });
+            else if (o.kind === 'fresh') await a.saveSession(key, { set: {}, deleted: [], appended: messages(1) });
+            const truth = await new PostgresStore({ pool: (c as unknown as { pool: Pool }).pool, schema: 'tw_history_cache' }).loadSession(
+              key,
+            );
+            expect(await a.loadSession(key)).toEqual(truth);
+          }
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await Promise.all([a, b, c].map((s) => s.close()));
+    }
+  });
+
   it('creates its schema and records the schema version, once, even with two stores starting together', async () => {
     const a = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_migrate' });
     const b = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_migrate' });

@@ -25,6 +25,40 @@ describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(di
 describeStoreConformance('sqlite (:memory:)', (o) => new SqliteStore({ path: ':memory:', ...o }), { ttl: 'clock', residue });
 
 describe('SqliteStore', () => {
+  it('a loaded memory searches and records writes without reading its entries; whole-memory reads read them, as of the load', async () => {
+    const path = join(dir, `lazy-${n++}`, 'state.db');
+    const store = new SqliteStore({ path });
+    const key = { agentName: 'support', userId: 'u-lazy' };
+    const seed = new AgentMemory(key);
+    seed.addFact('Prefers email notifications');
+    seed.addFact('Lives in Oslo');
+    await store.saveMemory(key, seed.takeChanges());
+    // A damaged entry that no search matches: reading every entry fails on it, a search never reads it.
+    const raw = new Database(path);
+    raw.prepare("UPDATE memory_entries SET body = '{not json' WHERE seq = 2").run();
+    const memory = AgentMemory.fromSnapshot((await store.loadMemory(key))!);
+    expect(memory.search('email').map((h) => h.content)).toEqual(['Prefers email notifications']);
+    memory.addFact('Pays by invoice');
+    expect(memory.search('invoice').map((h) => h.content)).toEqual(['Pays by invoice']);
+    await store.saveMemory(key, memory.takeChanges());
+    expect(() => memory.getFacts()).toThrow(StoreUnavailableError);
+    raw.prepare('UPDATE memory_entries SET body = ? WHERE seq = 2').run(JSON.stringify(seed.getFacts()[1]));
+    raw.close();
+    // Read now, the entries are those of the load, then the ones added here (saved meanwhile: not twice).
+    const later = AgentMemory.fromSnapshot((await store.loadMemory(key))!);
+    later.addFact('Has a dog');
+    const reloaded = (await store.loadMemory(key))!;
+    await store.saveMemory(key, later.takeChanges());
+    expect(later.getFacts().map((e) => e.content)).toEqual([
+      'Prefers email notifications',
+      'Lives in Oslo',
+      'Pays by invoice',
+      'Has a dog',
+    ]);
+    expect(reloaded.entries.map((e) => e.content)).toEqual(['Prefers email notifications', 'Lives in Oslo', 'Pays by invoice']);
+    await store.close();
+  });
+
   it('creates the folder, uses WAL and records the schema version', async () => {
     const path = join(dir, 'nested', 'deeper', 'state.db');
     const store = new SqliteStore({ path });
