@@ -10,12 +10,13 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
   type ElicitRequest,
+  type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
-import { AgentContext } from '../session/agent-context';
+import { AgentContext, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
@@ -95,6 +96,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     const { name } = request.params;
     let args: string | object = request.params.arguments ?? {};
     const { key, memoryKey, identity } = mcpSessionKeys(extra, options, fallbackSessionId);
+    const progress = progressSender(extra._meta?.progressToken, extra.sendNotification);
     try {
       // What the tool can read: state always, memory when it declares so; never the history (a call adds to it at most).
       const readsMemory = byName.get(name)?.memory === true;
@@ -118,14 +120,21 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
           if (check.approvalRequired) {
             // A human decides through the client (elicitation); a client that cannot ask gets APPROVAL_REQUIRED.
             if (!server.getClientCapabilities()?.elicitation) throw new ApprovalRequiredError(name);
-            const decision = await askApproval(name, check.input, extra.sendRequest);
+            const decision = await askApproval(name, check.input, extra.sendRequest, extra.signal);
             if (!decision.approve) return rejected(name, decision.reason);
             if (decision.arguments !== undefined) args = decision.arguments;
             approved = true;
           }
         }
-        text = await registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved });
+        text = await registry.call(name, args, context, memory, {
+          toolCallId: String(extra.requestId),
+          signal: extra.signal,
+          approved,
+          onProgress: progress?.send,
+        });
       } finally {
+        // Progress stops with the call (MCP: none after the response).
+        progress?.stop();
         // What the tool wrote before failing is kept, as it would be in an agent turn.
         await save(store, key, memoryKey, context, memory, snapshot?.userId);
       }
@@ -134,10 +143,57 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       return result;
     } catch (error) {
       return errorResult(error, onError);
+    } finally {
+      if (extra.signal.aborted) endCancelled(server, extra.requestId);
     }
   });
 
   return server;
+}
+
+/**
+ * `notifications/progress` for one request whose client sent `_meta.progressToken`. MCP wants
+ * `progress` to increase with each notification: a value that does not (or is not a finite
+ * number) is dropped, as is anything reported after the call ended.
+ */
+function progressSender(
+  token: string | number | undefined,
+  sendNotification: (notification: ServerNotification) => Promise<void>,
+): { send: (progress: ToolProgress) => void; stop: () => void } | undefined {
+  if (token === undefined) return undefined;
+  let last = -Infinity;
+  let open = true;
+  return {
+    send: ({ progress, total, message }) => {
+      if (!open || typeof progress !== 'number' || !Number.isFinite(progress) || progress <= last) return;
+      last = progress;
+      const params: { progressToken: string | number; progress: number; total?: number; message?: string } = {
+        progressToken: token,
+        progress,
+      };
+      if (typeof total === 'number' && Number.isFinite(total)) params.total = total;
+      if (typeof message === 'string') params.message = message;
+      // Sent on the request's own stream; a connection gone meanwhile is not the tool's failure.
+      sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+    },
+    stop: () => {
+      open = false;
+    },
+  };
+}
+
+/**
+ * A cancelled request gets no response (MCP), so on Streamable HTTP its SSE stream would stay
+ * open, and the HTTP request with it, until the session ends: close it. Other transports have
+ * nothing to close.
+ */
+function endCancelled(server: Server, requestId: string | number): void {
+  const transport = server.transport as { closeSSEStream?: (id: string | number) => void } | undefined;
+  try {
+    transport?.closeSSEStream?.(requestId);
+  } catch {
+    // Closed already.
+  }
 }
 
 let sharedAjv: Ajv | undefined;
@@ -179,7 +235,9 @@ async function askApproval(
   sendRequest: (
     request: ElicitRequest,
     schema: typeof ElicitResultSchema,
+    options?: { signal?: AbortSignal },
   ) => Promise<{ action: string; content?: Record<string, unknown> }>,
+  signal: AbortSignal,
 ): Promise<Decision> {
   const shown = JSON.stringify(input, null, 2);
   const result = await sendRequest(
@@ -204,6 +262,8 @@ async function askApproval(
       },
     },
     ElicitResultSchema,
+    // A cancelled call stops waiting for the human too.
+    { signal },
   );
   const content = result.content ?? {};
   if (result.action !== 'accept' || content.decision !== 'approve') {
