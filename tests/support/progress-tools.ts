@@ -130,3 +130,6 @@ export class ObservedTool implements ToolInterface<EmptyInput> {
 export const progressTools = [CountTool, ReportsTool, WaitTool, WaitGuardedTool, WaitApprovedTool, ObservedTool];
 
 export const progressRegistry = ToolRegistry.build({ tools: progressTools });
+
+/** For `toolwright --module`: a tools module exports its registry as `registry`. */
+export const registry = progressRegistry;
