@@ -7,13 +7,14 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   CallToolRequestSchema,
   ElicitResultSchema,
+  EmptyResultSchema,
   ListToolsRequestSchema,
   type CallToolResult,
   type ElicitRequest,
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolAbortedError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
@@ -137,12 +138,14 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         progress?.stop();
         // What the tool wrote before failing is kept, as it would be in an agent turn.
         await save(store, key, memoryKey, context, memory, snapshot?.userId);
+        if (progress?.sent && !hasRequestStreams(server)) await settleProgress(extra.sendRequest);
       }
       const result: CallToolResult = { content: [{ type: 'text', text }] };
       if (toolByName.get(name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
       return result;
     } catch (error) {
-      return errorResult(error, onError);
+      // Cancelled while waiting for a human or the store: no failure to report (and no response goes out).
+      return errorResult(extra.signal.aborted ? new ToolAbortedError(name, extra.signal.reason) : error, onError);
     } finally {
       if (extra.signal.aborted) endCancelled(server, extra.requestId);
     }
@@ -159,11 +162,14 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
 function progressSender(
   token: string | number | undefined,
   sendNotification: (notification: ServerNotification) => Promise<void>,
-): { send: (progress: ToolProgress) => void; stop: () => void } | undefined {
+): { send: (progress: ToolProgress) => void; stop: () => void; readonly sent: boolean } | undefined {
   if (token === undefined) return undefined;
   let last = -Infinity;
   let open = true;
   return {
+    get sent() {
+      return last !== -Infinity;
+    },
     send: ({ progress, total, message }) => {
       if (!open || typeof progress !== 'number' || !Number.isFinite(progress) || progress <= last) return;
       last = progress;
@@ -180,6 +186,24 @@ function progressSender(
       open = false;
     },
   };
+}
+
+/** Streamable HTTP: each request has its own SSE stream, which the client reads one event at a time. */
+function hasRequestStreams(server: Server): boolean {
+  return typeof (server.transport as { closeSSEStream?: unknown } | undefined)?.closeSSEStream === 'function';
+}
+
+/**
+ * The SDK client handles a notification a microtask later but a response at once, and forgets a
+ * request's progress handler with its response: progress read in the same chunk as the response
+ * (stdio, a loaded client) is dropped (modelcontextprotocol/typescript-sdk#2580). A ping answered
+ * before the response goes out means the client has handled every notification sent before it.
+ * Bounded, and only for calls that sent progress.
+ */
+async function settleProgress(
+  sendRequest: (request: { method: 'ping' }, schema: typeof EmptyResultSchema, options?: { timeout?: number }) => Promise<unknown>,
+): Promise<void> {
+  await sendRequest({ method: 'ping' }, EmptyResultSchema, { timeout: 2_000 }).catch(() => undefined);
 }
 
 /**

@@ -4,7 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ElicitRequestSchema, type CallToolResult, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { AgentContext, AgentMemory, InMemoryStore, type ToolProgress } from '../../src';
 import { createMcpServer, serveHttp, type HttpHandle } from '../../src/mcp';
 import { ROOT } from '../cli/build-cli';
@@ -274,6 +275,86 @@ describe('MCP progress is monotonic (property, in-process transport pair)', () =
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+/**
+ * The client side of an in-memory pair that reads like a slow stdio client: notifications wait,
+ * and are handed over with the next request or response in one synchronous burst (one chunk).
+ */
+function chunkingClientTransport(inner: InMemoryTransport): Transport {
+  const held: JSONRPCMessage[] = [];
+  const outer: Transport = {
+    start: () => inner.start(),
+    close: () => inner.close(),
+    send: (message, options) => inner.send(message, options),
+  };
+  inner.onmessage = (message) => {
+    held.push(message);
+    if ('method' in message && !('id' in message)) return;
+    for (const m of held.splice(0)) outer.onmessage?.(m);
+  };
+  inner.onclose = () => outer.onclose?.();
+  inner.onerror = (error) => outer.onerror?.(error);
+  return outer;
+}
+
+describe('MCP progress reaches an SDK client that reads notifications and the response in one chunk', () => {
+  it('every notification is handled before the response arrives', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(progressRegistry).connect(serverSide);
+    const client = new Client({ name: 'chunked', version: '1.0.0' });
+    const errors: unknown[] = [];
+    client.onerror = (error) => errors.push(error);
+    await client.connect(chunkingClientTransport(clientSide));
+    try {
+      const seen: Progress[] = [];
+      const result = (await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, {
+        onprogress: (p) => seen.push(p),
+      })) as CallToolResult;
+      expect(textOf(result)).toEqual({ done: 3 });
+      expect(seen).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i} of 3` })));
+      expect(errors).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('MCP cancellation while a human is asked (in-process transport pair)', () => {
+  it('stops waiting for the elicitation answer, reports no failure, and runs nothing', async () => {
+    const reported: unknown[] = [];
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(progressRegistry, { onError: (error) => reported.push(error) }).connect(serverSide);
+    const client = new Client({ name: 'asked', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    const controller = new AbortController();
+    let elicitationSignal: AbortSignal | undefined;
+    let asked = 0;
+    // First the human declines (so the next elicitation's id is not 0: the SDK ignores a
+    // cancellation of request id 0); then never answers, and the client gives up on the call.
+    client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
+      if (asked++ === 0) return { action: 'decline' };
+      elicitationSignal = extra.signal;
+      controller.abort('gave up');
+      return new Promise<never>(() => undefined);
+    });
+    await client.connect(clientSide);
+    try {
+      const declined = (await client.callTool({ name: 'wait_approved', arguments: { label: 'never-approved' } })) as CallToolResult;
+      expect(textOf(declined)).toMatchObject({ code: 'REJECTED' });
+      const pending = client.callTool({ name: 'wait_approved', arguments: { label: 'never-approved' } }, undefined, {
+        signal: controller.signal,
+      });
+      await expect(pending).rejects.toThrow();
+      // The server cancels its elicitation request in turn (the client's handler sees it aborted).
+      while (!elicitationSignal?.aborted) await new Promise((resolve) => setTimeout(resolve, 10));
+      const after = (await client.callTool({ name: 'count', arguments: { steps: 1 } })) as CallToolResult;
+      expect(textOf(after)).toEqual({ done: 1 });
+      expect(observed.filter((o) => o.label === 'never-approved')).toEqual([]);
+      expect(reported).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
 
