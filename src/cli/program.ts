@@ -3,7 +3,7 @@ import { ToolInputError, ToolwrightError, type ErrorCode } from '../errors/error
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import { toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from '../schema/providers';
-import { AgentContext } from '../session/agent-context';
+import { AgentContext, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { CliError, EXIT } from './errors';
 import { loadRegistry } from './load-registry';
@@ -46,6 +46,11 @@ export async function runCli(argv: readonly string[], terminal: CliIO): Promise<
     }
     return report(error, io);
   }
+}
+
+/** `[tool] 3/10 message`: one line per report (the total and message when the tool gave them). */
+function formatProgress(tool: string, { progress, total, message }: ToolProgress): string {
+  return `[${tool}] ${progress}${total === undefined ? '' : `/${total}`}${message ? ` ${message}` : ''}\n`;
 }
 
 function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -97,6 +102,8 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
           timeoutMs: opts.timeout,
           toolCallId: 'cli',
           approved: opts.approve === true,
+          // stdout stays the result alone; progress goes to stderr as it comes.
+          onProgress: (p) => io.stderr(formatProgress(tool, p)),
         });
         io.stdout(`${result}\n`);
       },

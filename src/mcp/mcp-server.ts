@@ -7,15 +7,17 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   CallToolRequestSchema,
   ElicitResultSchema,
+  EmptyResultSchema,
   ListToolsRequestSchema,
   type CallToolResult,
   type ElicitRequest,
+  type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolAbortedError, ToolwrightError } from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
-import { AgentContext } from '../session/agent-context';
+import { AgentContext, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
@@ -93,6 +95,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     const { name } = request.params;
     let args: string | object = request.params.arguments ?? {};
     const { key, memoryKey, identity } = mcpSessionKeys(extra, options, fallbackSessionId);
+    const progress = progressSender(extra._meta?.progressToken, extra.sendNotification);
     try {
       // What the tool can read: state always, memory when it declares so; never the history (a call adds to it at most).
       const readsMemory = byName.get(name)?.memory === true;
@@ -116,26 +119,103 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
           if (check.approvalRequired) {
             // A human decides through the client (elicitation); a client that cannot ask gets APPROVAL_REQUIRED.
             if (!server.getClientCapabilities()?.elicitation) throw new ApprovalRequiredError(name);
-            const decision = await askApproval(name, check.input, extra.sendRequest);
+            const decision = await askApproval(name, check.input, extra.sendRequest, extra.signal);
             if (!decision.approve) return rejected(name, decision.reason);
             if (decision.arguments !== undefined) args = decision.arguments;
             approved = true;
           }
         }
-        text = await registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved });
+        text = await registry.call(name, args, context, memory, {
+          toolCallId: String(extra.requestId),
+          signal: extra.signal,
+          approved,
+          onProgress: progress?.send,
+        });
       } finally {
+        // Progress stops with the call (MCP: none after the response).
+        progress?.stop();
         // What the tool wrote before failing is kept, as it would be in an agent turn.
         await save(store, key, memoryKey, context, memory, snapshot?.userId);
+        if (progress?.sent && !hasRequestStreams(server)) await settleProgress(extra.sendRequest);
       }
       const result: CallToolResult = { content: [{ type: 'text', text }] };
       if (toolByName.get(name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
       return result;
     } catch (error) {
-      return errorResult(error, onError);
+      // Cancelled while waiting for a human or the store: no failure to report (and no response goes out).
+      return errorResult(extra.signal.aborted ? new ToolAbortedError(name, extra.signal.reason) : error, onError);
+    } finally {
+      if (extra.signal.aborted) endCancelled(server, extra.requestId);
     }
   });
 
   return server;
+}
+
+/**
+ * `notifications/progress` for one request whose client sent `_meta.progressToken`. MCP wants
+ * `progress` to increase with each notification: a value that does not (or is not a finite
+ * number) is dropped, as is anything reported after the call ended.
+ */
+function progressSender(
+  token: string | number | undefined,
+  sendNotification: (notification: ServerNotification) => Promise<void>,
+): { send: (progress: ToolProgress) => void; stop: () => void; readonly sent: boolean } | undefined {
+  if (token === undefined) return undefined;
+  let last = -Infinity;
+  let open = true;
+  return {
+    get sent() {
+      return last !== -Infinity;
+    },
+    send: ({ progress, total, message }) => {
+      if (!open || typeof progress !== 'number' || !Number.isFinite(progress) || progress <= last) return;
+      last = progress;
+      const params: { progressToken: string | number; progress: number; total?: number; message?: string } = {
+        progressToken: token,
+        progress,
+      };
+      if (typeof total === 'number' && Number.isFinite(total)) params.total = total;
+      if (typeof message === 'string') params.message = message;
+      // Sent on the request's own stream; a connection gone meanwhile is not the tool's failure.
+      sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+    },
+    stop: () => {
+      open = false;
+    },
+  };
+}
+
+/** Streamable HTTP: each request has its own SSE stream, which the client reads one event at a time. */
+function hasRequestStreams(server: Server): boolean {
+  return typeof (server.transport as { closeSSEStream?: unknown } | undefined)?.closeSSEStream === 'function';
+}
+
+/**
+ * The SDK client handles a notification a microtask later but a response at once, and forgets a
+ * request's progress handler with its response: progress read in the same chunk as the response
+ * (stdio, a loaded client) is dropped (modelcontextprotocol/typescript-sdk#2580). A ping answered
+ * before the response goes out means the client has handled every notification sent before it.
+ * Bounded, and only for calls that sent progress.
+ */
+async function settleProgress(
+  sendRequest: (request: { method: 'ping' }, schema: typeof EmptyResultSchema, options?: { timeout?: number }) => Promise<unknown>,
+): Promise<void> {
+  await sendRequest({ method: 'ping' }, EmptyResultSchema, { timeout: 2_000 }).catch(() => undefined);
+}
+
+/**
+ * A cancelled request gets no response (MCP), so on Streamable HTTP its SSE stream would stay
+ * open, and the HTTP request with it, until the session ends: close it. Other transports have
+ * nothing to close.
+ */
+function endCancelled(server: Server, requestId: string | number): void {
+  const transport = server.transport as { closeSSEStream?: (id: string | number) => void } | undefined;
+  try {
+    transport?.closeSSEStream?.(requestId);
+  } catch {
+    // Closed already.
+  }
 }
 
 let sharedAjv: Ajv | undefined;
@@ -190,7 +270,9 @@ async function askApproval(
   sendRequest: (
     request: ElicitRequest,
     schema: typeof ElicitResultSchema,
+    options?: { signal?: AbortSignal },
   ) => Promise<{ action: string; content?: Record<string, unknown> }>,
+  signal: AbortSignal,
 ): Promise<Decision> {
   const shown = JSON.stringify(input, null, 2);
   const result = await sendRequest(
@@ -215,6 +297,8 @@ async function askApproval(
       },
     },
     ElicitResultSchema,
+    // A cancelled call stops waiting for the human too.
+    { signal },
   );
   const content = result.content ?? {};
   if (result.action !== 'accept' || content.decision !== 'approve') {

@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import { ToolwrightConfigError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { SessionKey } from '../session/snapshots';
@@ -327,17 +327,48 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       res.setHeader('Allow', 'POST, DELETE');
       return sendError(res, 405, -32000, 'Method not allowed: this server is stateless (POST requests only).');
     }
+    const cancelled = cancelTarget(body);
+    const running = cancelled && inflight.get(inflightKey(sessionId, cancelled.params.requestId));
+    if (running) {
+      running(cancelled);
+      res.writeHead(202).end();
+      return;
+    }
     return answerOnce(req, res, body, sessionId, undefined);
   };
+
+  /**
+   * Stateless tool calls running in this process, by MCP session and request id, so that a
+   * `notifications/cancelled` (a request of its own, with a fresh server) reaches the call's server.
+   * One sent to another process finds nothing there: the call runs to its end.
+   */
+  const inflight = new Map<string, (cancel: JSONRPCNotification) => void>();
 
   /** One request, one server and transport (stateless), the MCP session id given as the context's session. */
   const answerOnce = async (req: IncomingMessage, res: ServerResponse, body: unknown, id: string, generate: (() => string) | undefined) => {
     const server = createMcpServer(registry, { ...serverOptions, sessionId: id });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: generate, enableJsonResponse: true });
+    const call = isJSONRPCRequest(body) && body.method === 'tools/call' ? body : undefined;
+    // Progress needs a stream to travel on; every other answer is one JSON body.
+    const streamed = call?.params?._meta?.progressToken !== undefined;
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: generate, enableJsonResponse: !streamed });
     await server.connect(transport);
+    const key = call && inflightKey(id, call.id);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    if (key) {
+      inflight.set(key, (cancel) => {
+        transport.onmessage?.(cancel);
+        // A cancelled call gets no JSON-RPC response: a JSON-mode request would wait for one forever.
+        if (!streamed) {
+          if (!res.headersSent) res.writeHead(202).end();
+          release();
+        }
+      });
+    }
     try {
-      await transport.handleRequest(req, res, body);
+      await Promise.race([transport.handleRequest(req, res, body), released]);
     } finally {
+      if (key) inflight.delete(key);
       await server.close().catch(onError);
     }
   };
@@ -376,6 +407,19 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+function inflightKey(sessionId: string, requestId: unknown): string {
+  return `${sessionId}\u0000${JSON.stringify(requestId)}`;
+}
+
+/** The notification, if `body` is a `notifications/cancelled` naming a request. */
+function cancelTarget(body: unknown): (JSONRPCNotification & { params: { requestId: string | number } }) | undefined {
+  if (!isJSONRPCNotification(body) || body.method !== 'notifications/cancelled') return undefined;
+  const requestId = (body.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number'
+    ? (body as JSONRPCNotification & { params: { requestId: string | number } })
+    : undefined;
 }
 
 function recordKey(id: string, identity: McpIdentity): SessionKey {

@@ -17,7 +17,7 @@ import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
 import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from '../schema/class-schema';
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
-import { AgentContext, type ToolCallInfo } from '../session/agent-context';
+import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
@@ -55,6 +55,7 @@ export interface CallOptions {
    * asks for one fails with APPROVAL_REQUIRED; surfaces set it only from a real decision.
    */
   approved?: boolean;
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 /** What `check` found: the call may go ahead, possibly after a human decision. */
@@ -237,9 +238,9 @@ export class ToolRegistry {
     let result: unknown;
     if (timeoutMs === undefined && options?.signal === undefined) {
       const ctx =
-        options?.toolCallId === undefined && options?.logicalCallId === undefined
+        options?.toolCallId === undefined && options?.logicalCallId === undefined && options?.onProgress === undefined
           ? context
-          : context.forToolCall(callInfo(context, name, options.toolCallId, undefined, options.logicalCallId));
+          : context.forToolCall(callInfo(context, name, options, undefined));
       try {
         result = entry.instance.execute(input as never, ctx, memory);
         if (result instanceof Promise) result = await result; // a synchronous tool costs no extra tick
@@ -279,18 +280,15 @@ function executionError(name: string, error: unknown, expose: boolean): Toolwrig
   return error instanceof ModelRetryError ? error : new ToolExecutionError(name, error, expose);
 }
 
-function callInfo(
-  context: AgentContext,
-  name: string,
-  toolCallId = 'direct',
-  signal?: AbortSignal,
-  logicalCallId = toolCallId,
-): ToolCallInfo {
+function callInfo(context: AgentContext, name: string, options: CallOptions | undefined, signal: AbortSignal | undefined): ToolCallInfo {
+  const toolCallId = options?.toolCallId ?? 'direct';
+  const logicalCallId = options?.logicalCallId ?? toolCallId;
   let key: string | undefined;
   return {
     id: toolCallId,
     name,
     signal,
+    onProgress: options?.onProgress,
     // Hashed on first read (most tools never ask). Stable across retries and resumes of the
     // same model call; opaque, so it leaks no ids.
     get idempotencyKey() {
@@ -316,7 +314,7 @@ function runWithSignal(
   options: CallOptions,
 ): unknown {
   if (signal.aborted) throw new ToolAbortedError(entry.name, signal.reason);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options.toolCallId, signal, options.logicalCallId));
+  const ctx = context.forToolCall(callInfo(context, entry.name, options, signal));
   let result: unknown;
   try {
     result = entry.instance.execute(input as never, ctx, memory);
@@ -327,6 +325,11 @@ function runWithSignal(
   const running = result;
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(new ToolAbortedError(entry.name, signal.reason));
+    // Aborted while the tool's synchronous part ran (e.g. by a progress observer): ABORTED, as on the guarded path.
+    if (signal.aborted) {
+      running.catch(() => undefined);
+      return onAbort();
+    }
     signal.addEventListener('abort', onAbort, { once: true });
     running.then(
       (value) => {
@@ -368,7 +371,7 @@ async function runGuarded(
           controller.abort(error);
           settle(error);
         }, timeoutMs);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options?.toolCallId, controller.signal, options?.logicalCallId));
+  const ctx = context.forToolCall(callInfo(context, entry.name, options, controller.signal));
   try {
     const running = Promise.resolve()
       .then(() => entry.instance.execute(input as never, ctx, memory))

@@ -106,7 +106,9 @@ export class AgentContext {
     const sink = this.toolCall?.onProgress;
     if (!sink) return;
     try {
-      sink(total === undefined && message === undefined ? { progress } : { progress, total, message });
+      const returned: unknown = sink(total === undefined && message === undefined ? { progress } : { progress, total, message });
+      // An async observer's rejection must not become an unhandled rejection either.
+      if (returned instanceof Promise) returned.catch(() => undefined);
     } catch {
       // A failing observer must not fail the tool.
     }
