@@ -8,6 +8,7 @@ export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassT
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolRegistry } from './registry/tool-registry';
 export type { ToolRegistryOptions, CallOptions, RegisteredTool } from './registry/tool-registry';
+export type { TracingOptions } from './tracing/options';
 export type { AuthorizePolicy } from './registry/policy';
 export type { CallCheck } from './registry/tool-registry';
 export type { ContainerLike } from './container/container';

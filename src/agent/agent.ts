@@ -2,10 +2,11 @@ import { ToolwrightConfigError } from '../errors/errors';
 import { ToolRegistry } from '../registry/tool-registry';
 import { SqliteStore } from '../stores/sqlite.store';
 import type { SessionStore } from '../stores/store';
+import { activeTracer, traceAgentRun, traceModelCall } from '../tracing/tracing';
 import { ToolCatalog, type CatalogSelection } from './catalog';
 import { MaxTurnsExceededError, ModelCallFailedError, RunAbortedError, RunClaimedError, RunNotFoundError, RunPausedError } from './errors';
 import { HookSet } from './hooks';
-import type { Model, ModelResponse } from './model';
+import type { Model, ModelRequest, ModelResponse } from './model';
 import { approverOf, RunStore, runResult, type RunState, type StoredDecision, type StoredRun } from './run-state';
 import { ToolRunner, uniqueCallIds } from './tool-runner';
 import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
@@ -29,12 +30,16 @@ export class Agent {
   private readonly hooks: HookSet;
   private readonly runs: RunStore;
   private readonly tools: ToolRunner;
+  private readonly tracing: AgentOptions['tracing'];
 
   constructor(options: AgentOptions) {
     this.name = options.name;
     this.model = options.model;
     this.registry =
-      options.tools instanceof ToolRegistry ? options.tools : ToolRegistry.build({ tools: options.tools, container: options.container });
+      options.tools instanceof ToolRegistry
+        ? options.tools
+        : ToolRegistry.build({ tools: options.tools, container: options.container, tracing: options.tracing });
+    this.tracing = options.tracing;
     this.store = options.store ?? new SqliteStore(); // the embedded default; opened on first use
     this.maxTurns = positiveInt('maxTurns', options.maxTurns ?? 10);
     this.catalog = new ToolCatalog(this.registry, options.catalog);
@@ -71,7 +76,7 @@ export class Agent {
       );
     state.context.setUserInput(input);
     state.context.addMessage({ role: 'user', content: input });
-    return this.drive(state, undefined);
+    return this.traced(state, () => this.drive(state, undefined));
   }
 
   /**
@@ -86,7 +91,7 @@ export class Agent {
     const { state, pending } = await this.runs.open(options, undefined);
     if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
     const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) => this.tools.checkEdit(approval, edited));
-    return this.drive(state, next);
+    return this.traced(state, () => this.drive(state, next));
   }
 
   /** Approves one pending call, optionally with edited arguments. */
@@ -174,7 +179,7 @@ export class Agent {
       const selection = selected instanceof Promise ? await selected : selected;
       let response: ModelResponse;
       try {
-        response = await this.model.generate({
+        response = await this.generate(state, {
           instructions: state.instructions,
           messages: context.getConversationHistory(),
           tools: selection.definitions,
@@ -229,6 +234,21 @@ export class Agent {
 
   private select(state: RunState): CatalogSelection | Promise<CatalogSelection> {
     return this.catalog.select(state.context, state.input, state.tags);
+  }
+
+  /** A run or resume as an `invoke_agent` span, while the app has a tracer provider registered. */
+  private traced(state: RunState, drive: () => Promise<RunResult>): Promise<RunResult> {
+    const tracer = activeTracer();
+    if (tracer === undefined) return drive();
+    return traceAgentRun(tracer, { agentName: this.name, modelName: this.model.name, conversationId: state.key.sessionId }, drive);
+  }
+
+  /** One model call, as a `chat` span when the app traces. */
+  private generate(state: RunState, request: ModelRequest): Promise<ModelResponse> {
+    const tracer = activeTracer();
+    if (tracer === undefined) return this.model.generate(request);
+    const info = { modelName: this.model.name, conversationId: state.key.sessionId };
+    return traceModelCall(tracer, this.tracing, info, request, () => this.model.generate(request));
   }
 }
 

@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import type { ToolCall } from '../session/message';
 import type { SessionStore } from '../stores/store';
+import type { TracingOptions } from '../tracing/options';
 import type { CatalogOptions } from './catalog';
 import type { Model, ModelUsage } from './model';
 
@@ -67,6 +68,12 @@ export interface AgentOptions {
    * tool declaring `@Tool({ memory: true })`; a run that reads no memory never loads it.
    */
   loadMemory?: boolean;
+  /**
+   * What the run's OpenTelemetry spans record (`invoke_agent`, `chat`, `execute_tool`, while the app
+   * has a tracer provider registered): `recordContent` adds the messages, tool arguments and results
+   * (the tools' part only for a registry the agent builds; a ready registry keeps its own option).
+   */
+  tracing?: TracingOptions;
 }
 
 /** One model step, after its tool calls ran: what `stopWhen` looks at. */
