@@ -61,7 +61,7 @@ function agentRun(options: { untraced?: boolean; recordContent?: boolean } = {})
       // The code paths as they were before tracing: no span wrappers, the registry's untraced body.
       const inner = agent as unknown as Record<string, unknown>;
       inner.traced = (_state: unknown, drive: () => Promise<unknown>) => drive();
-      inner.generate = (_state: unknown, request: Parameters<Model['generate']>[0]) => model.generate(request);
+      inner.traceTurn = (_state: unknown, _request: unknown, call: () => Promise<unknown>) => call();
       (registry as unknown as { call: Call }).call = (registry as unknown as { invoke: Call }).invoke.bind(registry);
     }
     return agent;

@@ -1,12 +1,15 @@
-import { ToolwrightConfigError } from '../errors/errors';
+import { ModelError, ToolwrightConfigError } from '../errors/errors';
 import { ToolRegistry } from '../registry/tool-registry';
 import { SqliteStore } from '../stores/sqlite.store';
+import type { ToolCall } from '../session/message';
 import type { SessionStore } from '../stores/store';
 import { activeTracer, traceAgentRun, traceModelCall } from '../tracing/tracing';
 import { ToolCatalog, type CatalogSelection } from './catalog';
 import { MaxTurnsExceededError, ModelCallFailedError, RunAbortedError, RunClaimedError, RunNotFoundError, RunPausedError } from './errors';
 import { HookSet } from './hooks';
-import type { Model, ModelRequest, ModelResponse } from './model';
+import { RunEventStream } from './event-stream';
+import type { AgentEvent } from './events';
+import type { Model, ModelRequest, ModelResponse, ModelUsage } from './model';
 import { approverOf, RunStore, runResult, type RunState, type StoredDecision, type StoredRun } from './run-state';
 import { ToolRunner, uniqueCallIds } from './tool-runner';
 import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
@@ -67,7 +70,28 @@ export class Agent {
   }
 
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */
-  async run(input: string, options: RunOptions): Promise<RunResult> {
+  run(input: string, options: RunOptions): Promise<RunResult> {
+    return this.begin(input, options, undefined);
+  }
+
+  /**
+   * `run` as it happens: run-start, per model turn its text deltas, tool calls, tool progress and
+   * results and turn-end, approval-required per call a pause waits on, and run-end carrying the
+   * same RunResult `run` returns; a run that fails throws its error from the iterator. Leaving the
+   * loop early (break, return, throw) cancels the run — its signal fires, tools see it on
+   * `context.signal` — and waits for it to save, so the session stays well-formed. The run starts
+   * on the first read.
+   */
+  stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent> {
+    return new RunEventStream(options.signal, (emit, signal) => this.begin(input, { ...options, signal }, emit));
+  }
+
+  /** `resume` (approve / reject) as events, as `stream` yields them. */
+  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent> {
+    return new RunEventStream(options.signal, (emit, signal) => this.continue({ ...options, signal }, decisions, emit));
+  }
+
+  private async begin(input: string, options: RunOptions, emit: RunState['emit']): Promise<RunResult> {
     const { state, pending } = await this.runs.open(options, input);
     if (pending)
       throw new RunPausedError(
@@ -76,6 +100,7 @@ export class Agent {
       );
     state.context.setUserInput(input);
     state.context.addMessage({ role: 'user', content: input });
+    state.emit = emit;
     return this.traced(state, () => this.drive(state, undefined));
   }
 
@@ -86,11 +111,20 @@ export class Agent {
    * are written, and the run claimed for running, atomically in the store: of two approvers at
    * once, one wins and the other gets RunClaimedError; the tools run once.
    */
-  async resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult> {
+  resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult> {
+    return this.continue(options, decisions, undefined);
+  }
+
+  private async continue(
+    options: ResumeOptions,
+    decisions: Readonly<Record<string, ApprovalDecision>>,
+    emit: RunState['emit'],
+  ): Promise<RunResult> {
     const approver = approverOf(options.approver);
     const { state, pending } = await this.runs.open(options, undefined);
     if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
     const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) => this.tools.checkEdit(approval, edited));
+    state.emit = emit;
     return this.traced(state, () => this.drive(state, next));
   }
 
@@ -116,6 +150,7 @@ export class Agent {
   private async drive(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
     const { hooks, runs } = this;
     if (hooks.observed) await hooks.emitStart(state);
+    state.emit?.({ type: 'run-start', runId: state.runId, sessionId: state.key.sessionId, resumed: state.resumed });
     let result: RunResult;
     let stored: StoredRun | undefined;
     // New decisions of a run still paused were written by compare-and-set: saving the run again could undo a concurrent one.
@@ -127,7 +162,8 @@ export class Agent {
           written = true;
         } else {
           state.context.addMessage(pending.assistant);
-          await this.step(state, pending.assistant, await this.select(state), pending.decisions);
+          if (state.emit) this.emitCalls(state, pending.assistant.toolCalls);
+          await this.step(state, pending.assistant, await this.select(state), NO_USAGE, pending.decisions);
         }
       }
       if (!stored && !state.stopped) stored = await this.loop(state);
@@ -165,6 +201,10 @@ export class Agent {
       throw error;
     }
     if (hooks.observed) await hooks.emitEnd(state, result.status, undefined);
+    if (state.emit) {
+      for (const approval of result.approvals) state.emit({ type: 'approval-required', runId: state.runId, approval });
+      state.emit({ type: 'run-end', runId: state.runId, result });
+    }
     return result;
   }
 
@@ -179,12 +219,15 @@ export class Agent {
       const selection = selected instanceof Promise ? await selected : selected;
       let response: ModelResponse;
       try {
-        response = await this.generate(state, {
+        const request: ModelRequest = {
           instructions: state.instructions,
           messages: context.getConversationHistory(),
           tools: selection.definitions,
           signal: state.signal,
-        });
+        };
+        response = await this.traceTurn(state, request, () =>
+          state.emit ? this.streamTurn(state, request) : this.model.generate(request),
+        );
       } catch (error) {
         throw new ModelCallFailedError(this.model.name, state.key.sessionId, context.getConversationHistory(), error);
       }
@@ -195,18 +238,23 @@ export class Agent {
       }
       if (response.toolCalls.length === 0) {
         context.addMessage({ role: 'assistant', content: response.content });
+        state.emit?.({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
         return undefined;
       }
       // One id per call before anything is decided: a decision, a result and an idempotency key each name one call.
       let calls = uniqueCallIds(response.toolCalls, state.callIds);
       if (this.tools.repairs) calls = await this.tools.repairCalls(state, calls, selection);
       const assistant = { role: 'assistant' as const, content: response.content, toolCalls: calls };
+      if (state.emit) this.emitCalls(state, calls);
       if (this.tools.approvals) {
         const approvals = await this.tools.approvalsNeeded(state, calls, selection);
-        if (approvals.length > 0) return this.runs.pause(state, assistant, approvals);
+        if (approvals.length > 0) {
+          state.emit?.({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
+          return this.runs.pause(state, assistant, approvals);
+        }
       }
       context.addMessage(assistant);
-      await this.step(state, assistant, selection, undefined);
+      await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
       if (state.stopped) return undefined;
     }
   }
@@ -216,10 +264,12 @@ export class Agent {
     state: RunState,
     assistant: StoredRun['assistant'],
     selection: CatalogSelection,
+    usage: ModelUsage,
     decisions?: Record<string, StoredDecision>,
   ): Promise<void> {
     const before = state.records.length;
     await this.tools.runCalls(state, assistant.toolCalls, selection, decisions);
+    state.emit?.({ type: 'turn-end', runId: state.runId, turn: state.turns, usage });
     if (!this.stopWhen) return;
     const step: StepResult = {
       turn: state.turns,
@@ -230,6 +280,57 @@ export class Agent {
       context: state.context,
     };
     if (await this.stopWhen(step)) state.stopped = true;
+  }
+
+  /**
+   * One model turn for a stream consumer: `model.stream` when the model has it (text as it
+   * arrives), else `generate` as one delta. A stream that ends without `finish`, or a consumer
+   * that left while the model ignores the signal, ends the turn with an error.
+   */
+  private async streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
+    const emit = state.emit!;
+    const turn = state.turns + 1;
+    if (!this.model.stream) {
+      const response = await this.model.generate(request);
+      if (response.content) emit({ type: 'text-delta', runId: state.runId, turn, delta: response.content });
+      return response;
+    }
+    const parts = this.model.stream(request)[Symbol.asyncIterator]();
+    const signal = request.signal;
+    let stop: (() => void) | undefined;
+    const aborted =
+      signal &&
+      new Promise<never>((_, reject) => {
+        stop = () => reject(new Error('The run was cancelled while the model streamed.', { cause: signal.reason }));
+        signal.addEventListener('abort', stop, { once: true });
+      });
+    aborted?.catch(() => undefined);
+    try {
+      for (;;) {
+        const next = aborted ? await Promise.race([parts.next(), aborted]) : await parts.next();
+        if (next.done) throw new ModelError(this.model.name, 'the response stream ended without a finish part');
+        const part = next.value;
+        if (part.type === 'text-delta') emit({ type: 'text-delta', runId: state.runId, turn, delta: part.delta });
+        else if (part.type === 'finish') return part.response;
+      }
+    } finally {
+      if (stop) signal!.removeEventListener('abort', stop);
+      void parts.return?.()?.catch(() => undefined);
+    }
+  }
+
+  /** The response's calls, arguments complete, with the ids they run under. */
+  private emitCalls(state: RunState, calls: readonly ToolCall[]): void {
+    for (const call of calls) {
+      state.emit!({
+        type: 'tool-call',
+        runId: state.runId,
+        turn: state.turns,
+        toolCallId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      });
+    }
   }
 
   private select(state: RunState): CatalogSelection | Promise<CatalogSelection> {
@@ -243,14 +344,20 @@ export class Agent {
     return traceAgentRun(tracer, { agentName: this.name, modelName: this.model.name, conversationId: state.key.sessionId }, drive);
   }
 
-  /** One model call, as a `chat` span when the app traces. */
-  private generate(state: RunState, request: ModelRequest): Promise<ModelResponse> {
+  /** One model call (generated or streamed), as a `chat` span when the app traces. */
+  private traceTurn(state: RunState, request: ModelRequest, call: () => Promise<ModelResponse>): Promise<ModelResponse> {
     const tracer = activeTracer();
-    if (tracer === undefined) return this.model.generate(request);
-    const info = { modelName: this.model.name, conversationId: state.key.sessionId };
-    return traceModelCall(tracer, this.tracing, info, request, () => this.model.generate(request));
+    if (tracer === undefined) return call();
+    const info = {
+      modelName: this.model.name,
+      conversationId: state.key.sessionId,
+      stream: state.emit !== undefined && !!this.model.stream,
+    };
+    return traceModelCall(tracer, this.tracing, info, request, call);
   }
 }
+
+const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
 function positiveInt(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new ToolwrightConfigError(`${name} must be a positive integer, got ${value}`);

@@ -6,6 +6,7 @@ import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnap
 import { checkId } from '../stores/snapshot-rows';
 import type { SessionStore } from '../stores/store';
 import { ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
+import type { AgentEvent } from './events';
 import type { ModelUsage } from './model';
 import type {
   AgentOptions,
@@ -68,6 +69,8 @@ export interface RunState {
   stopped?: boolean;
   /** The memory's load, started by the first call to a tool that reads memory. */
   memoryLoad?: Promise<void>;
+  /** Where the run's events go when it is streamed (`agent.stream`); unset, a run builds none. */
+  emit?: (event: AgentEvent) => void;
 }
 
 export const NO_APPROVALS: PendingApproval[] = [];

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
+import type { ToolProgress } from '../session/agent-context';
 import type { ToolCall } from '../session/message';
 import type { CatalogSelection } from './catalog';
 import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbortedError, ToolCallFailedError } from './errors';
+import type { AgentEvent } from './events';
 import type { HookSet } from './hooks';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
@@ -95,6 +97,7 @@ export class ToolRunner {
     for (const outcome of outcomes) {
       const fail = this.settle(state, outcome);
       failure ??= fail;
+      state.emit?.({ type: 'tool-result', runId: state.runId, turn: state.turns, record: state.records[state.records.length - 1] });
     }
     if (this.hooks.onError.length > 0) {
       for (const o of outcomes) {
@@ -219,6 +222,7 @@ export class ToolRunner {
         logicalCallId: `${state.runId}:${state.turns}:${index}`,
         signal: state.signal,
         timeoutMs: plan?.timeoutMs,
+        onProgress: state.emit && progressTo(state.emit, state.runId, call),
       });
       for (const hook of this.hooks.after) {
         const replaced = await hook({ ...this.hooks.event(state, call, args, approval), result, durationMs: performance.now() - started });
@@ -292,6 +296,11 @@ export function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): To
     used.add(id);
     return id === call.id ? call : { ...call, id };
   });
+}
+
+/** A tool's `context.reportProgress`, as stream events. */
+function progressTo(emit: (event: AgentEvent) => void, runId: string, call: ToolCall): (progress: ToolProgress) => void {
+  return (progress) => emit({ type: 'tool-progress', runId, toolCallId: call.id, name: call.name, ...progress });
 }
 
 /** Runs `fn(i)` for i in [from, to) with at most `limit` in flight. */

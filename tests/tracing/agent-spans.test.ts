@@ -7,7 +7,18 @@ import 'reflect-metadata';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { IsString, MinLength } from 'class-validator';
-import { Agent, InMemoryStore, ModelError, Param, ScriptedModel, Tool, ToolwrightError } from 'toolwright';
+import {
+  Agent,
+  InMemoryStore,
+  ModelError,
+  Param,
+  ScriptedModel,
+  Tool,
+  ToolwrightError,
+  type Model,
+  type ModelRequest,
+  type ModelStreamPart,
+} from 'toolwright';
 import { parentOf, startTracing } from '../support/tracing';
 
 class LookupInput {
@@ -40,7 +51,7 @@ const only = (prefix: string): ReadableSpan => {
   return spans[0];
 };
 
-function agent(model: ScriptedModel, options: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
+function agent(model: Model, options: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
   return new Agent({
     name: 'support',
     instructions: 'You help.',
@@ -175,6 +186,53 @@ describe('agent spans', () => {
       expect(parent.name).toBe('invoke_agent support');
       expect(parent.attributes['gen_ai.conversation.id']).toBe(tool.attributes['gen_ai.conversation.id']);
     }
+  });
+});
+
+/** ScriptedModel's answers, streamed: the text in two deltas, then finish. */
+function streaming(inner: ScriptedModel): Model {
+  return {
+    name: inner.name,
+    generate: (request) => inner.generate(request),
+    async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+      const response = await inner.generate(request);
+      const text = response.content ?? '';
+      if (text) yield { type: 'text-delta', delta: text.slice(0, 3) };
+      if (text.length > 3) yield { type: 'text-delta', delta: text.slice(3) };
+      for (const toolCall of response.toolCalls) yield { type: 'tool-call', toolCall };
+      yield { type: 'finish', response };
+    },
+  };
+}
+
+describe('agent spans of a streamed run', () => {
+  it('agent.stream: the same spans as run, the chat spans marked as streamed', async () => {
+    let result;
+    for await (const event of agent(streaming(lookupThenAnswer())).stream('Where is A-1?', { sessionId: 'str-1' })) {
+      if (event.type === 'run-end') result = event.result;
+    }
+    const run = only('invoke_agent');
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(named('chat').map((c) => [c.name, c.attributes['gen_ai.request.stream'], parentOf(c)])).toEqual([
+      ['chat tiny-1', true, run.spanContext().spanId],
+      ['chat tiny-1', true, run.spanContext().spanId],
+    ]);
+    expect(parentOf(only('execute_tool'))).toBe(run.spanContext().spanId);
+    expect(run.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+  });
+
+  it('leaving the stream early cancels the run: its span ends, RUN_ABORTED, status ERROR', async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'lookup', arguments: { order_id: 'A-1' } }] },
+      { toolCalls: [{ name: 'lookup', arguments: { order_id: 'A-2' } }] },
+      { text: 'done' },
+    ]);
+    for await (const event of agent(streaming(model)).stream('go', { sessionId: 'str-2' })) {
+      if (event.type === 'tool-result') break;
+    }
+    const run = only('invoke_agent');
+    expect([run.attributes['error.type'], run.status.code]).toEqual(['RUN_ABORTED', SpanStatusCode.ERROR]);
+    expect(named('chat').length).toBeLessThan(3);
   });
 });
 
