@@ -32,10 +32,18 @@ function loadApi(): Api | null {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const loaded = require('@opentelemetry/api') as Api;
-    version = (require('../../package.json') as { version: string }).version;
+    version = packageVersion();
     return loaded;
   } catch {
     return null; // registered through a copy of the API this package cannot resolve: no spans, no failure
+  }
+}
+
+function packageVersion(): string | undefined {
+  try {
+    return (require('../../package.json') as { version: string }).version;
+  } catch {
+    return undefined; // a bundled or relocated build: the tracer has no version
   }
 }
 
