@@ -48,7 +48,7 @@ function packageVersion(): string | undefined {
 }
 
 /** Runs `fn` with `span` as the active span, so that spans started inside it are its children. */
-export function within<T>(span: OTel.Span, fn: () => T): T {
+function within<T>(span: OTel.Span, fn: () => T): T {
   return api!.context.with(api!.trace.setSpan(api!.context.active(), span), fn);
 }
 
@@ -56,7 +56,7 @@ export function within<T>(span: OTel.Span, fn: () => T): T {
  * Ends a span that failed: `error.type` is the ToolwrightError code (a low-cardinality class, as
  * the conventions ask), the status ERROR with the message, the exception recorded once.
  */
-export function endWithError(span: OTel.Span, error: unknown): void {
+function endWithError(span: OTel.Span, error: unknown): void {
   span.setAttribute('error.type', errorType(error));
   span.setStatus({ code: api!.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
   if (error instanceof Error) span.recordException(error);
@@ -83,7 +83,7 @@ function settle<T>(span: OTel.Span, running: Promise<T>, onValue?: (value: T) =>
   );
 }
 
-export interface ToolSpanInfo {
+interface ToolSpanInfo {
   name: string;
   description?: string;
   toolCallId?: string;
@@ -128,7 +128,7 @@ function json(value: unknown): string | undefined {
 // --- the agent loop: invoke_agent and chat spans ---------------------------------------------
 
 /** The model's provider and name for `gen_ai.provider.name` / `gen_ai.request.model`. */
-export function modelIdentity(name: string): { provider: string; model: string } {
+function modelIdentity(name: string): { provider: string; model: string } {
   // The adapters name their models `openai:<model>` / `anthropic:<model>`; any other name is both.
   const colon = name.indexOf(':');
   return colon > 0 && colon < name.length - 1
@@ -136,7 +136,7 @@ export function modelIdentity(name: string): { provider: string; model: string }
     : { provider: name, model: name };
 }
 
-export interface AgentSpanInfo {
+interface AgentSpanInfo {
   agentName: string;
   modelName: string;
   conversationId: string;
@@ -173,7 +173,7 @@ export function traceAgentRun<T>(tracer: OTel.Tracer, info: AgentSpanInfo, run: 
   );
 }
 
-export interface ChatSpanInfo {
+interface ChatSpanInfo {
   modelName: string;
   conversationId?: string;
   /** Whether the response is streamed (`gen_ai.request.stream`). */
