@@ -48,7 +48,8 @@ class RefundTool implements ToolInterface<RefundInput> {
   }
 }
 
-function toolwright(): RunOnce {
+/** The agent for run `i` (a new one, over a new store, every 5,000 runs). */
+function toolwrightAgent(): (i: number) => Agent {
   const model: Model = {
     name: 'bench',
     async generate(request): Promise<ModelResponse> {
@@ -65,11 +66,30 @@ function toolwright(): RunOnce {
   const registry = ToolRegistry.build({ tools: [RefundTool] });
   const make = () => new Agent({ name: 'bench', instructions: 'You process refunds.', model, tools: registry, store: new InMemoryStore() });
   let agent = make();
-  return async (i) => {
+  return (i) => {
     // A new store now and then keeps the heap flat (100k sessions otherwise); construction is rare and cheap.
     if (i % 5000 === 0) agent = make();
-    const result = await agent.run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
+    return agent;
+  };
+}
+
+function toolwright(): RunOnce {
+  const agent = toolwrightAgent();
+  return async (i) => {
+    const result = await agent(i).run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
     return result.output!;
+  };
+}
+
+/** The same run through `agent.stream` (the bench model has no `stream`: one text delta a turn), read to run-end. */
+function toolwrightStreamed(): RunOnce {
+  const run = toolwrightAgent();
+  return async (i) => {
+    let output = '';
+    for await (const event of run(i).stream(USER, { sessionId: `s-${i}`, userId: 'u-1' })) {
+      if (event.type === 'run-end') output = event.result.output!;
+    }
+    return output;
   };
 }
 
@@ -209,6 +229,7 @@ async function measure(run: RunOnce, n: number): Promise<number> {
 const CONTENDERS: Record<string, { label: string; make: () => RunOnce | Promise<RunOnce> }> = {
   minimal: { label: 'hand-written minimal loop', make: minimal },
   toolwright: { label: 'toolwright Agent', make: toolwright },
+  'toolwright-stream': { label: 'toolwright Agent, streamed (agent.stream)', make: toolwrightStreamed },
   ai: { label: 'Vercel AI SDK 6 (generateText)', make: vercelAiSdk },
   'openai-agents': { label: '@openai/agents-core 0.14 (Runner)', make: openaiAgents },
 };
@@ -256,6 +277,7 @@ async function main(): Promise<void> {
     return `| ${CONTENDERS[name].label} | ${us.toFixed(2)} | ${Math.round(1e6 / us).toLocaleString('en-US')} | ${(us / floor).toFixed(1)}× |`;
   });
   const twUs = median(samples.get('toolwright')!);
+  const streamedUs = samples.get('toolwright-stream')!.length ? median(samples.get('toolwright-stream')!) : NaN;
   const table = [
     '| contender | µs / run | runs / s | × minimal loop |',
     '|---|---:|---:|---:|',
@@ -264,6 +286,7 @@ async function main(): Promise<void> {
     // The target (< 30 µs where the minimal loop takes 1.7 µs) scales with the machine: compare ratios.
     `toolwright: ${twUs.toFixed(2)} µs a run, ${(twUs / floor).toFixed(1)}× the minimal loop; scaled to a machine where the minimal loop takes 1.7 µs: ` +
       `${((twUs / floor) * 1.7).toFixed(1)} µs (target < 30 µs: ${(twUs / floor) * 1.7 < 30 ? 'met' : 'missed'}).`,
+    `Streamed (every event read): ${(streamedUs / twUs).toFixed(2)}× run() (target ≤ 1.2×: ${streamedUs / twUs <= 1.2 ? 'met' : 'missed'}).`,
     '',
     `Medians of ${ROUNDS} rounds; each round runs every contender in its own process (order rotating), ~${TARGET_MS} ms of runs after 2,000 warm-up runs; ` +
       `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load average ${os.loadavg()[0].toFixed(1)} at the end, ${new Date().toISOString().slice(0, 10)}.`,
