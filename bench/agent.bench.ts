@@ -1,5 +1,6 @@
 /**
  * Agent-loop benchmark: `npx ts-node --transpile-only -r ./bench/toolwright-alias.js bench/agent.bench.ts [--rounds=5] [--no-write]`
+ * (`--pair=toolwright,toolwright-stream`: two contenders interleaved in one process, their ratio)
  * (or `npm run bench -- --all`). ts-node only compiles at load; the measured loops run plain JS.
  *
  * One run = user message → model turn 1 returns one process_refund call → the tool runs → model
@@ -244,6 +245,34 @@ async function child(name: string): Promise<void> {
 }
 
 /**
+ * `--pair=a,b`: both contenders in one process, short blocks alternating (order flipping), so load
+ * changes hit both alike; prints each one's median µs and the median of the per-block ratios b/a.
+ */
+async function pair(a: string, b: string): Promise<void> {
+  const runA = await CONTENDERS[a].make();
+  const runB = await CONTENDERS[b].make();
+  await measure(runA, 2000);
+  await measure(runB, 2000);
+  const blocks = option('blocks', 60);
+  const n = option('n', 300);
+  const us: Record<string, number[]> = { [a]: [], [b]: [] };
+  const ratios: number[] = [];
+  for (let k = 0; k < blocks; k++) {
+    const first = k % 2 === 0;
+    const x = await measure(first ? runA : runB, n);
+    const y = await measure(first ? runB : runA, n);
+    const [ua, ub] = first ? [x, y] : [y, x];
+    us[a].push(ua);
+    us[b].push(ub);
+    ratios.push(ub / ua);
+  }
+  console.log(
+    `${CONTENDERS[a].label}: ${median(us[a]).toFixed(2)} µs; ${CONTENDERS[b].label}: ${median(us[b]).toFixed(2)} µs; ` +
+      `${b} / ${a}: ${median(ratios).toFixed(3)}× (median of ${blocks} alternating blocks of ${n} runs; load average ${os.loadavg()[0].toFixed(1)})`,
+  );
+}
+
+/**
  * Parent: each contender in its own process (libraries that install async hooks or
  * AsyncLocalStorage would otherwise slow every other contender's promises), rounds interleaved
  * with the order rotating, medians reported.
@@ -251,6 +280,8 @@ async function child(name: string): Promise<void> {
 async function main(): Promise<void> {
   const only = process.argv.find((a) => a.startsWith('--contender='))?.split('=')[1];
   if (only) return child(only);
+  const paired = process.argv.find((a) => a.startsWith('--pair='))?.split('=')[1];
+  if (paired) return pair(...(paired.split(',') as [string, string]));
   const names = Object.keys(CONTENDERS);
   const samples = new Map<string, number[]>(names.map((n) => [n, []]));
   const skipped = new Map<string, string>();
