@@ -18,7 +18,8 @@ export class StreamClosedReason extends Error {
 export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
   private readonly queue: AgentEvent[] = [];
   private head = 0;
-  private waiting?: { resolve: (r: IteratorResult<AgentEvent>) => void; reject: (error: unknown) => void };
+  /** Reads waiting for an event (more than one only when a caller does not await each `next()`). */
+  private readonly waiting: { resolve: (r: IteratorResult<AgentEvent>) => void; reject: (error: unknown) => void }[] = [];
   private running?: Promise<void>;
   private settled = false;
   private failed = false;
@@ -39,7 +40,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     if (!this.running && !this.closed) this.begin();
     if (this.head < this.queue.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.closed || this.settled) return this.end();
-    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   async return(): Promise<IteratorResult<AgentEvent>> {
@@ -51,6 +52,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
+    for (const waiting of this.waiting.splice(0)) waiting.resolve({ value: undefined, done: true });
     return { value: undefined, done: true };
   }
 
@@ -58,9 +60,8 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     const signal = this.outer ? AbortSignal.any([this.outer, this.controller.signal]) : this.controller.signal;
     const emit = (event: AgentEvent) => {
       if (this.closed) return;
-      const waiting = this.waiting;
+      const waiting = this.waiting.shift();
       if (waiting) {
-        this.waiting = undefined;
         waiting.resolve({ value: event, done: false });
       } else {
         this.queue.push(event);
@@ -78,10 +79,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.settled = true;
     this.failed = failed;
     this.error = error;
-    const waiting = this.waiting;
-    if (!waiting) return;
-    this.waiting = undefined;
-    this.end().then(waiting.resolve, waiting.reject);
+    for (const waiting of this.waiting.splice(0)) void this.end().then(waiting.resolve, waiting.reject);
   }
 
   /** After the last event: the run's error once, then done. */

@@ -506,3 +506,12 @@ describe('agent.stream: approvals', () => {
     expectWellFormed((await store.loadSession({ sessionId: 's-1' }))!.history);
   });
 });
+
+describe('agent.stream: the iterator', () => {
+  it('answers reads that were not awaited one by one, in order', async () => {
+    const agent = new Agent({ name: 'desk', model: new ScriptedModel([{ text: 'hi' }]), tools: TOOLS, store: new InMemoryStore() });
+    const stream = agent.stream('go', who());
+    const reads = await Promise.all([stream.next(), stream.next(), stream.next(), stream.next(), stream.next(), stream.next()]);
+    expect(reads.map((r) => (r.done ? 'done' : r.value.type))).toEqual(['run-start', 'text-delta', 'turn-end', 'run-end', 'done', 'done']);
+  });
+});
