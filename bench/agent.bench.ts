@@ -1,5 +1,6 @@
 /**
  * Agent-loop benchmark: `npx ts-node --transpile-only -r ./bench/toolwright-alias.js bench/agent.bench.ts [--rounds=5] [--no-write]`
+ * (`--pair=toolwright,toolwright-stream`: two contenders interleaved in one process, their ratio)
  * (or `npm run bench -- --all`). ts-node only compiles at load; the measured loops run plain JS.
  *
  * One run = user message → model turn 1 returns one process_refund call → the tool runs → model
@@ -48,7 +49,8 @@ class RefundTool implements ToolInterface<RefundInput> {
   }
 }
 
-function toolwright(): RunOnce {
+/** The agent for run `i` (a new one, over a new store, every 5,000 runs). */
+function toolwrightAgent(): (i: number) => Agent {
   const model: Model = {
     name: 'bench',
     async generate(request): Promise<ModelResponse> {
@@ -65,11 +67,30 @@ function toolwright(): RunOnce {
   const registry = ToolRegistry.build({ tools: [RefundTool] });
   const make = () => new Agent({ name: 'bench', instructions: 'You process refunds.', model, tools: registry, store: new InMemoryStore() });
   let agent = make();
-  return async (i) => {
+  return (i) => {
     // A new store now and then keeps the heap flat (100k sessions otherwise); construction is rare and cheap.
     if (i % 5000 === 0) agent = make();
-    const result = await agent.run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
+    return agent;
+  };
+}
+
+function toolwright(): RunOnce {
+  const agent = toolwrightAgent();
+  return async (i) => {
+    const result = await agent(i).run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
     return result.output!;
+  };
+}
+
+/** The same run through `agent.stream` (the bench model has no `stream`: one text delta a turn), read to run-end. */
+function toolwrightStreamed(): RunOnce {
+  const run = toolwrightAgent();
+  return async (i) => {
+    let output = '';
+    for await (const event of run(i).stream(USER, { sessionId: `s-${i}`, userId: 'u-1' })) {
+      if (event.type === 'run-end') output = event.result.output!;
+    }
+    return output;
   };
 }
 
@@ -209,6 +230,7 @@ async function measure(run: RunOnce, n: number): Promise<number> {
 const CONTENDERS: Record<string, { label: string; make: () => RunOnce | Promise<RunOnce> }> = {
   minimal: { label: 'hand-written minimal loop', make: minimal },
   toolwright: { label: 'toolwright Agent', make: toolwright },
+  'toolwright-stream': { label: 'toolwright Agent, streamed (agent.stream)', make: toolwrightStreamed },
   ai: { label: 'Vercel AI SDK 6 (generateText)', make: vercelAiSdk },
   'openai-agents': { label: '@openai/agents-core 0.14 (Runner)', make: openaiAgents },
 };
@@ -223,6 +245,34 @@ async function child(name: string): Promise<void> {
 }
 
 /**
+ * `--pair=a,b`: both contenders in one process, short blocks alternating (order flipping), so load
+ * changes hit both alike; prints each one's median µs and the median of the per-block ratios b/a.
+ */
+async function pair(a: string, b: string): Promise<void> {
+  const runA = await CONTENDERS[a].make();
+  const runB = await CONTENDERS[b].make();
+  await measure(runA, 2000);
+  await measure(runB, 2000);
+  const blocks = option('blocks', 60);
+  const n = option('n', 300);
+  const us: Record<string, number[]> = { [a]: [], [b]: [] };
+  const ratios: number[] = [];
+  for (let k = 0; k < blocks; k++) {
+    const first = k % 2 === 0;
+    const x = await measure(first ? runA : runB, n);
+    const y = await measure(first ? runB : runA, n);
+    const [ua, ub] = first ? [x, y] : [y, x];
+    us[a].push(ua);
+    us[b].push(ub);
+    ratios.push(ub / ua);
+  }
+  console.log(
+    `${CONTENDERS[a].label}: ${median(us[a]).toFixed(2)} µs; ${CONTENDERS[b].label}: ${median(us[b]).toFixed(2)} µs; ` +
+      `${b} / ${a}: ${median(ratios).toFixed(3)}× (median of ${blocks} alternating blocks of ${n} runs; load average ${os.loadavg()[0].toFixed(1)})`,
+  );
+}
+
+/**
  * Parent: each contender in its own process (libraries that install async hooks or
  * AsyncLocalStorage would otherwise slow every other contender's promises), rounds interleaved
  * with the order rotating, medians reported.
@@ -230,6 +280,8 @@ async function child(name: string): Promise<void> {
 async function main(): Promise<void> {
   const only = process.argv.find((a) => a.startsWith('--contender='))?.split('=')[1];
   if (only) return child(only);
+  const paired = process.argv.find((a) => a.startsWith('--pair='))?.split('=')[1];
+  if (paired) return pair(...(paired.split(',') as [string, string]));
   const names = Object.keys(CONTENDERS);
   const samples = new Map<string, number[]>(names.map((n) => [n, []]));
   const skipped = new Map<string, string>();
@@ -256,6 +308,7 @@ async function main(): Promise<void> {
     return `| ${CONTENDERS[name].label} | ${us.toFixed(2)} | ${Math.round(1e6 / us).toLocaleString('en-US')} | ${(us / floor).toFixed(1)}× |`;
   });
   const twUs = median(samples.get('toolwright')!);
+  const streamedUs = samples.get('toolwright-stream')!.length ? median(samples.get('toolwright-stream')!) : NaN;
   const table = [
     '| contender | µs / run | runs / s | × minimal loop |',
     '|---|---:|---:|---:|',
@@ -264,6 +317,7 @@ async function main(): Promise<void> {
     // The target (< 30 µs where the minimal loop takes 1.7 µs) scales with the machine: compare ratios.
     `toolwright: ${twUs.toFixed(2)} µs a run, ${(twUs / floor).toFixed(1)}× the minimal loop; scaled to a machine where the minimal loop takes 1.7 µs: ` +
       `${((twUs / floor) * 1.7).toFixed(1)} µs (target < 30 µs: ${(twUs / floor) * 1.7 < 30 ? 'met' : 'missed'}).`,
+    `Streamed (every event read): ${(streamedUs / twUs).toFixed(2)}× run() (target ≤ 1.2×: ${streamedUs / twUs <= 1.2 ? 'met' : 'missed'}).`,
     '',
     `Medians of ${ROUNDS} rounds; each round runs every contender in its own process (order rotating), ~${TARGET_MS} ms of runs after 2,000 warm-up runs; ` +
       `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), load average ${os.loadavg()[0].toFixed(1)} at the end, ${new Date().toISOString().slice(0, 10)}.`,

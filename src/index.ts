@@ -8,6 +8,7 @@ export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassT
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolRegistry } from './registry/tool-registry';
 export type { ToolRegistryOptions, CallOptions, RegisteredTool } from './registry/tool-registry';
+export type { TracingOptions } from './tracing/options';
 export type { AuthorizePolicy } from './registry/policy';
 export type { CallCheck } from './registry/tool-registry';
 export type { ContainerLike } from './container/container';
@@ -76,7 +77,7 @@ export type {
   StepResult,
   RepairEvent,
   RepairedCall,
-} from './agent/agent';
+} from './agent/types';
 export type { AgentEvent, AgentEventType } from './agent/events';
 export { ToolCatalog } from './agent/catalog';
 export type { CatalogOptions, CatalogSelection } from './agent/catalog';

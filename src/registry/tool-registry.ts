@@ -22,6 +22,8 @@ import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
+import type { TracingOptions } from '../tracing/options';
+import { activeTracer, traceToolCall } from '../tracing/tracing';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
 
@@ -36,6 +38,8 @@ export interface ToolRegistryOptions {
    * with TOOL_NOT_FOUND, as for a tool that does not exist.
    */
   authorize?: AuthorizePolicy;
+  /** What `execute_tool` spans record when the app traces with OpenTelemetry (tool arguments and results only on opt-in). */
+  tracing?: TracingOptions;
 }
 
 export interface CallOptions {
@@ -55,6 +59,7 @@ export interface CallOptions {
    * asks for one fails with APPROVAL_REQUIRED; surfaces set it only from a real decision.
    */
   approved?: boolean;
+  /** Where the tool's `context.reportProgress` goes (a stream consumer, an MCP progress token). */
   onProgress?: (progress: ToolProgress) => void;
 }
 
@@ -105,11 +110,13 @@ export class ToolRegistry {
   private readonly nameList: readonly string[];
   private readonly definitionList: readonly ToolDefinition[];
   private readonly authorize?: AuthorizePolicy;
+  private readonly tracing?: TracingOptions;
   /** Some tool's visibility depends on the caller. */
   readonly gated: boolean;
 
-  private constructor(entries: Map<string, Entry>, authorize?: AuthorizePolicy) {
+  private constructor(entries: Map<string, Entry>, authorize?: AuthorizePolicy, tracing?: TracingOptions) {
     this.entries = entries;
+    this.tracing = tracing;
     this.nameList = Object.freeze([...entries.keys()]);
     this.definitionList = Object.freeze([...entries.values()].map((e) => e.definition));
     this.authorize = authorize;
@@ -135,7 +142,7 @@ export class ToolRegistry {
       owners.set(entry.name, toolClass);
       entries.set(entry.name, entry);
     }
-    return new ToolRegistry(entries, options.authorize);
+    return new ToolRegistry(entries, options.authorize, options.tracing);
   }
 
   /** Every tool's definition, in registration order (frozen, built once). */
@@ -200,9 +207,18 @@ export class ToolRegistry {
    * Parses, validates, runs and serializes one call: the model's argument JSON (or an object) in,
    * the result JSON string out. Throws ToolNotFoundError, ToolInputError (INVALID_JSON /
    * INVALID_ARGUMENTS), ToolExecutionError (TOOL_FAILED), ToolOutputError (INVALID_OUTPUT),
-   * ToolTimeoutError or ToolAbortedError.
+   * ToolTimeoutError or ToolAbortedError. Traced as an `execute_tool` span while the app has an
+   * OpenTelemetry tracer provider registered, on every surface (runner, MCP, adapters, CLI).
    */
-  async call(
+  call(name: string, args: string | object, context?: AgentContext, memory?: AgentMemory, options?: CallOptions): Promise<string> {
+    const tracer = activeTracer();
+    if (tracer === undefined) return this.invoke(name, args, context, memory, options);
+    const description = this.entries.get(name)?.definition.description;
+    const span = { name, description, toolCallId: options?.toolCallId, conversationId: context?.sessionId, args };
+    return traceToolCall(tracer, this.tracing, span, () => this.invoke(name, args, context, memory, options));
+  }
+
+  private async invoke(
     name: string,
     args: string | object,
     context: AgentContext = new AgentContext({ sessionId: 'direct' }),

@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk'];
-/** Loaded lazily, inside the model adapters and stores that need them. */
-const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg', 'better-sqlite3'];
+/** Loaded lazily, inside the model adapters, stores and tracing that need them. */
+const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg', 'better-sqlite3', '@opentelemetry/api'];
 
 /** The bare module specifiers a source file loads at run time (type-only imports are erased). */
 function runtimeImports(file: string): string[] {
