@@ -67,12 +67,16 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
         this.queue.push(event);
       }
     };
-    this.running = Promise.resolve()
-      .then(() => this.start(emit, signal))
-      .then(
-        () => this.finish(false, undefined),
-        (error: unknown) => this.finish(true, error),
-      );
+    let started: Promise<unknown>;
+    try {
+      started = this.start(emit, signal);
+    } catch (error) {
+      started = Promise.reject(error as Error);
+    }
+    this.running = started.then(
+      () => this.finish(false, undefined),
+      (error: unknown) => this.finish(true, error),
+    );
   }
 
   private finish(failed: boolean, error: unknown): void {
