@@ -298,7 +298,8 @@ describe('agent.stream: leaving early cancels the run', () => {
         },
         { text: 'never asked' },
       ]);
-      const agent = new Agent({ name: 'desk', model, tools: TOOLS, store });
+      // generate only: one text delta (ScriptedModel may stream its text in chunks).
+      const agent = new Agent({ name: 'desk', model: generateOnly(model), tools: TOOLS, store });
       const seen: string[] = [];
       for await (const event of agent.stream('go', who())) {
         seen.push(event.type);
@@ -489,7 +490,7 @@ describe('agent.stream: approvals', () => {
       { text: 'Refunding.', toolCalls: [{ id: 'p1', name: 'pay', arguments: { order_id: 'A-1' } }] },
       { text: 'Refunded A-1.' },
     ]);
-    const agent = new Agent({ name: 'desk', model, tools: TOOLS, store });
+    const agent = new Agent({ name: 'desk', model: generateOnly(model), tools: TOOLS, store });
 
     const paused = await collect(agent.stream('refund A-1', who()));
     expect(paused.map((e) => e.type)).toEqual(['run-start', 'text-delta', 'tool-call', 'turn-end', 'approval-required', 'run-end']);
@@ -509,7 +510,12 @@ describe('agent.stream: approvals', () => {
 
 describe('agent.stream: the iterator', () => {
   it('answers reads that were not awaited one by one, in order', async () => {
-    const agent = new Agent({ name: 'desk', model: new ScriptedModel([{ text: 'hi' }]), tools: TOOLS, store: new InMemoryStore() });
+    const agent = new Agent({
+      name: 'desk',
+      model: generateOnly(new ScriptedModel([{ text: 'hi' }])),
+      tools: TOOLS,
+      store: new InMemoryStore(),
+    });
     const stream = agent.stream('go', who());
     const reads = await Promise.all([stream.next(), stream.next(), stream.next(), stream.next(), stream.next(), stream.next()]);
     expect(reads.map((r) => (r.done ? 'done' : r.value.type))).toEqual(['run-start', 'text-delta', 'turn-end', 'run-end', 'done', 'done']);
