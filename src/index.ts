@@ -76,7 +76,7 @@ export type {
   StepResult,
   RepairEvent,
   RepairedCall,
-} from './agent/agent';
+} from './agent/types';
 export type { AgentEvent, AgentEventType } from './agent/events';
 export { ToolCatalog } from './agent/catalog';
 export type { CatalogOptions, CatalogSelection } from './agent/catalog';

@@ -1,4 +1,4 @@
-import type { Agent, RunResult, ToolCallRecord } from 'toolwright';
+import type { Agent, AgentEvent, RunResult, ToolCallRecord } from 'toolwright';
 import { CUSTOMER } from './shop';
 
 export interface Exchange {
@@ -21,6 +21,57 @@ export async function runConversation(
     onExchange(exchange);
   }
   return exchanges;
+}
+
+/**
+ * The same conversation, streamed: writes the desk's text as it arrives and each tool call as it
+ * finishes (what `npm run demo` prints), and returns what `runConversation` returns.
+ */
+export async function streamConversation(
+  agent: Agent,
+  sessionId: string,
+  messages: readonly string[],
+  write: (text: string) => void,
+): Promise<Exchange[]> {
+  const exchanges: Exchange[] = [];
+  for (const user of messages) {
+    write(`${CUSTOMER.userId} › ${user}\n`);
+    let result: RunResult | undefined;
+    let speaking = false;
+    const endLine = () => {
+      if (speaking) write('\n');
+      speaking = false;
+    };
+    for await (const event of agent.stream(user, { sessionId, ...CUSTOMER })) {
+      result = printEvent(event, write, speaking, endLine) ?? result;
+      if (event.type === 'text-delta') speaking = true;
+    }
+    exchanges.push({ user, result: result! });
+    write('\n');
+  }
+  return exchanges;
+}
+
+function printEvent(event: AgentEvent, write: (text: string) => void, speaking: boolean, endLine: () => void): RunResult | undefined {
+  switch (event.type) {
+    case 'text-delta':
+      write(speaking ? event.delta : `desk  › ${event.delta}`);
+      return undefined;
+    case 'tool-call':
+    case 'turn-end':
+      endLine();
+      return undefined;
+    case 'tool-result':
+      write(`${formatCall(event.record).join('\n')}\n`);
+      return undefined;
+    case 'approval-required':
+      write(`desk  › (waiting for approval of ${event.approval.name})\n`);
+      return undefined;
+    case 'run-end':
+      return event.result;
+    default:
+      return undefined;
+  }
 }
 
 /** A readable transcript: each message, each tool call with its arguments and result, each answer. */

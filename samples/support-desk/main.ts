@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { SqliteStore } from '../../src/stores/sqlite.store';
-import { formatExchange, runConversation } from './conversation';
+import { streamConversation } from './conversation';
 import { AGENT_NAME, createSupportDesk } from './desk';
 import { selectModel } from './model';
 import { CONVERSATION } from './script';
@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   const sessionId = `desk-${randomUUID().slice(0, 8)}`;
   console.log(`support desk · model ${model.name} · store ${file} · session ${sessionId}\n`);
   try {
-    await runConversation(desk, sessionId, CONVERSATION, (exchange) => console.log(formatExchange(exchange) + '\n'));
+    // The desk's text appears as the model writes it (streamed runs; a model without streaming gives it in one piece).
+    await streamConversation(desk, sessionId, CONVERSATION, (text) => process.stdout.write(text));
     const memory = await store.loadMemory({ agentName: AGENT_NAME, ...CUSTOMER });
     const remembered = memory?.entries.map((e) => e.content) ?? [];
     console.log(`memory of ${AGENT_NAME} about ${CUSTOMER.userId}: ${remembered.length ? remembered.join('; ') : '(empty)'}`);

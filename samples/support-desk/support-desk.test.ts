@@ -1,6 +1,6 @@
 import { InMemoryStore, type ScriptedModel, type SessionStore } from 'toolwright';
 import { SqliteStore } from '../../src/stores/sqlite.store';
-import { formatExchange, runConversation, type Exchange } from './conversation';
+import { formatExchange, runConversation, streamConversation, type Exchange } from './conversation';
 import { AGENT_NAME, createSupportDesk } from './desk';
 import { selectModel } from './model';
 import { CONVERSATION, supportDeskModel } from './script';
@@ -84,6 +84,18 @@ describe('support-desk demo, end to end', () => {
       /⚙ process_refund\(\{"amount_cents":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS: amount_cents must be an integer number/,
     );
     expect(text).toContain('desk  › Done: refund RF-1 of 20.00 USD for order A-100 is approved.');
+  });
+
+  it('streams the demo (npm run demo): the text as it arrives, the same runs as runConversation', async () => {
+    const chunks: string[] = [];
+    const streamed = await streamConversation(demo().desk, 'desk-stream', CONVERSATION, (text) => chunks.push(text));
+    const ran = await runConversation(demo().desk, 'desk-stream', CONVERSATION);
+    const text = chunks.join('');
+    expect(
+      streamed.map((e) => [e.user, e.result.status, e.result.output, e.result.toolCalls.map((c) => [c.name, c.status, c.result])]),
+    ).toEqual(ran.map((e) => [e.user, e.result.status, e.result.output, e.result.toolCalls.map((c) => [c.name, c.status, c.result])]));
+    for (const e of ran) expect(text).toContain(`desk  › ${e.result.output}\n`);
+    expect(text).toMatch(/⚙ process_refund\(\{"amount_cents":"20 dollars".*\n\s+✗ INVALID_ARGUMENTS/);
   });
 
   it('uses the embedded script unless the environment names a real model', () => {

@@ -18,7 +18,7 @@ import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
 import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from '../schema/class-schema';
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
-import { AgentContext, type ToolCallInfo } from '../session/agent-context';
+import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, toFieldErrors, type ClassValidation, type FieldErrorList } from '../validation/ajv';
@@ -56,6 +56,8 @@ export interface CallOptions {
    * asks for one fails with APPROVAL_REQUIRED; surfaces set it only from a real decision.
    */
   approved?: boolean;
+  /** Where the tool's `context.reportProgress` goes (a stream consumer, an MCP progress token). */
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 /** What `check` found: the call may go ahead, possibly after a human decision. */
@@ -230,9 +232,9 @@ export class ToolRegistry {
     let result: unknown;
     if (timeoutMs === undefined && options?.signal === undefined) {
       const ctx =
-        options?.toolCallId === undefined && options?.logicalCallId === undefined
+        options?.toolCallId === undefined && options?.logicalCallId === undefined && options?.onProgress === undefined
           ? context
-          : context.forToolCall(callInfo(context, name, options.toolCallId, undefined, options.logicalCallId));
+          : context.forToolCall(callInfo(context, name, options.toolCallId, undefined, options.logicalCallId, options.onProgress));
       try {
         result = entry.instance.execute(input as never, ctx, memory);
         if (result instanceof Promise) result = await result; // a synchronous tool costs no extra tick
@@ -278,12 +280,14 @@ function callInfo(
   toolCallId = 'direct',
   signal?: AbortSignal,
   logicalCallId = toolCallId,
+  onProgress?: (progress: ToolProgress) => void,
 ): ToolCallInfo {
   let key: string | undefined;
   return {
     id: toolCallId,
     name,
     signal,
+    onProgress,
     // Hashed on first read (most tools never ask). Stable across retries and resumes of the
     // same model call; opaque, so it leaks no ids.
     get idempotencyKey() {
@@ -309,7 +313,7 @@ function runWithSignal(
   options: CallOptions,
 ): unknown {
   if (signal.aborted) throw new ToolAbortedError(entry.name, signal.reason);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options.toolCallId, signal, options.logicalCallId));
+  const ctx = context.forToolCall(callInfo(context, entry.name, options.toolCallId, signal, options.logicalCallId, options.onProgress));
   let result: unknown;
   try {
     result = entry.instance.execute(input as never, ctx, memory);
@@ -361,7 +365,9 @@ async function runGuarded(
           controller.abort(error);
           settle(error);
         }, timeoutMs);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options?.toolCallId, controller.signal, options?.logicalCallId));
+  const ctx = context.forToolCall(
+    callInfo(context, entry.name, options?.toolCallId, controller.signal, options?.logicalCallId, options?.onProgress),
+  );
   try {
     const running = Promise.resolve()
       .then(() => entry.instance.execute(input as never, ctx, memory))

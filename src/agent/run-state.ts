@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { AgentContext } from '../session/agent-context';
+import { AgentMemory } from '../session/agent-memory';
+import type { Message, ToolCall } from '../session/message';
+import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
+import { checkId } from '../stores/snapshot-rows';
+import type { SessionStore } from '../stores/store';
+import { ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
+import type { AgentEvent } from './events';
+import type { ModelUsage } from './model';
+import type {
+  AgentOptions,
+  ApprovalDecision,
+  Approver,
+  PendingApproval,
+  ResumeOptions,
+  RunOptions,
+  RunResult,
+  ToolCallRecord,
+} from './types';
+
+/** A paused run as stored in the session (`pendingRun`): plain JSON, resumable by any process. */
+export interface StoredRun {
+  kind: 'toolwright.run';
+  version: 1;
+  runId: string;
+  agentName: string;
+  userId?: string;
+  input: string;
+  startedAt: number;
+  turns: number;
+  assistant: Extract<Message, { role: 'assistant' }> & { toolCalls: ToolCall[] };
+  approvals: PendingApproval[];
+  /** By tool call id (own keys only: ids are the model's). */
+  decisions: Record<string, StoredDecision>;
+  records: ToolCallRecord[];
+  usage: ModelUsage;
+  failures: Record<string, number>;
+  /** Set while one process resumes the run (see `resumeLeaseMs`). */
+  claim?: { id: string; at: number };
+}
+
+export type StoredDecision = ApprovalDecision & { approver?: Approver; decidedAt?: number };
+
+/** One run in this process: what was loaded, what happened so far. */
+export interface RunState {
+  runId: string;
+  key: SessionKey;
+  memoryKey: MemoryKey;
+  context: AgentContext;
+  memory: AgentMemory;
+  instructions?: string;
+  input: string;
+  userId?: string;
+  signal?: AbortSignal;
+  tags?: readonly string[];
+  startedAt: number;
+  resumed: boolean;
+  turns: number;
+  records: ToolCallRecord[];
+  usage: ModelUsage;
+  failures: Record<string, number>;
+  hadPending: boolean;
+  /** The paused run as this process stored it: claimed for a resume, or with new decisions already written. */
+  stored?: StoredRun;
+  /** Call ids used in this run, so that every id is unique before anything is decided. */
+  callIds: Set<string>;
+  approver?: Approver;
+  stopped?: boolean;
+  /** The memory's load, started by the first call to a tool that reads memory. */
+  memoryLoad?: Promise<void>;
+  /** Where the run's events go when it is streamed (`agent.stream`); unset, a run builds none. */
+  emit?: (event: AgentEvent) => void;
+}
+
+export const NO_APPROVALS: PendingApproval[] = [];
+
+/**
+ * Run-state persistence: loads a session and its memory into a RunState, saves them once, and
+ * keeps the paused run (`pendingRun`) — its decisions and its resume claim — atomic in the store.
+ */
+export class RunStore {
+  constructor(
+    readonly store: SessionStore,
+    private readonly agentName: string,
+    private readonly options: Pick<AgentOptions, 'instructions' | 'historyLimit'> & { memoryAtStart: boolean; resumeLeaseMs: number },
+  ) {}
+
+  async open(options: RunOptions, input: string | undefined): Promise<{ state: RunState; pending?: StoredRun }> {
+    if (options.signal?.aborted) throw new RunAbortedError(options.sessionId, [], options.signal.reason);
+    const { historyLimit, memoryAtStart } = this.options;
+    const key: SessionKey = { sessionId: options.sessionId, tenantId: options.tenantId };
+    if (options.userId !== undefined) checkId('userId', options.userId);
+    const memoryKey: MemoryKey = {
+      agentName: this.agentName,
+      userId: memoryScope(options.userId, options.sessionId),
+      tenantId: options.tenantId,
+    };
+    const [snapshot, memorySnapshot] = await Promise.all([
+      this.store.loadSession(key, historyLimit === undefined ? undefined : { historyLimit }),
+      memoryAtStart ? this.store.loadMemory(memoryKey) : undefined,
+    ]);
+    // One owner per session, fixed when a run creates it (insert-if-absent in the store): a user, or
+    // nobody (anonymous). A run without userId is anonymous and never acts as the owner.
+    const owner = snapshot
+      ? (snapshot.userId ?? null)
+      : input === undefined
+        ? (options.userId ?? null)
+        : await this.store.claimSession(key, options.userId ?? null);
+    if (owner !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    const context = snapshot
+      ? AgentContext.fromSnapshot(historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot), options.userId)
+      : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
+    // PHP-kit-style tools read the signed-in user from state; only the runner ever writes it.
+    if (options.userId !== undefined && context.getState('user_id') !== options.userId) context.setState('user_id', options.userId);
+    const memory = !memoryAtStart
+      ? AgentMemory.unloaded(memoryKey)
+      : memorySnapshot
+        ? AgentMemory.fromSnapshot(memorySnapshot)
+        : new AgentMemory(memoryKey);
+    const pending = this.storedRun(snapshot);
+    if (pending?.userId !== undefined && options.userId !== undefined && pending.userId !== options.userId) {
+      throw new SessionForbiddenError(options.sessionId);
+    }
+    const instructions =
+      typeof this.options.instructions === 'function' ? this.options.instructions(context, memory) : this.options.instructions;
+    const resumed = input === undefined;
+    const state: RunState = {
+      runId: resumed && pending ? pending.runId : randomUUID(),
+      key,
+      memoryKey,
+      context,
+      memory,
+      instructions,
+      input: input ?? pending?.input ?? '',
+      userId: options.userId,
+      signal: options.signal,
+      tags: options.tags,
+      startedAt: resumed && pending ? pending.startedAt : Date.now(),
+      resumed,
+      turns: resumed && pending ? pending.turns : 0,
+      records: resumed && pending ? pending.records : [],
+      usage: resumed && pending ? pending.usage : { inputTokens: 0, outputTokens: 0 },
+      failures: resumed && pending ? pending.failures : {},
+      hadPending: pending !== undefined,
+      callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
+    };
+    return { state, pending };
+  }
+
+  /** Loads the memory once per run, for the first tool that reads it (concurrent calls share the load). */
+  loadMemory(state: RunState): Promise<void> {
+    return (state.memoryLoad ??= this.store.loadMemory(state.memoryKey).then((snapshot) => state.memory.hydrate(snapshot)));
+  }
+
+  storedRun(snapshot: SessionSnapshot | undefined): StoredRun | undefined {
+    const run = snapshot?.pendingRun as StoredRun | null | undefined;
+    return run && run.kind === 'toolwright.run' && run.agentName === this.agentName ? run : undefined;
+  }
+
+  /** The calls a session's paused run waits on (empty when nothing is paused). */
+  async pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingApproval[]> {
+    const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId }, { historyLimit: 0 });
+    if (snapshot && (snapshot.userId ?? null) !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    const run = this.storedRun(snapshot);
+    return run ? run.approvals.filter((a) => !Object.hasOwn(run.decisions ?? {}, a.toolCallId)) : [];
+  }
+
+  async pendingIds(key: SessionKey): Promise<string[]> {
+    const run = this.storedRun(await this.store.loadSession(key, { historyLimit: 0 }).catch(() => undefined));
+    return run ? run.approvals.map((a) => a.toolCallId) : [];
+  }
+
+  /**
+   * Writes new decisions into the paused run by compare-and-set, and claims the run for running
+   * once every call is decided: of two approvers at once, one wins, the other gets RunClaimedError.
+   * `checkEdit` refuses an approver's invalid edit before anything is written.
+   */
+  async decide(
+    state: RunState,
+    pending: StoredRun,
+    decisions: Readonly<Record<string, ApprovalDecision>>,
+    approver: Approver | undefined,
+    checkEdit: (approval: PendingApproval, edited: string | Record<string, unknown>) => Promise<void>,
+  ): Promise<StoredRun> {
+    const sessionId = state.key.sessionId;
+    const merged: Record<string, StoredDecision> = {};
+    for (const [id, decision] of Object.entries(pending.decisions ?? {})) setOwn(merged, id, decision);
+    const decidedAt = Date.now();
+    for (const [id, decision] of Object.entries(decisions)) {
+      const approval = pending.approvals.find((a) => a.toolCallId === id);
+      if (!approval) {
+        throw new ApprovalDecisionError(
+          `Tool call "${id}" is not waiting for approval. Pending: ${pending.approvals.map((a) => a.toolCallId).join(', ')}.`,
+        );
+      }
+      if (
+        !decision ||
+        (decision.approve !== true && (decision.approve !== false || typeof decision.reason !== 'string' || !decision.reason))
+      ) {
+        throw new ApprovalDecisionError(`Decision for "${id}" must be { approve: true, arguments? } or { approve: false, reason: "…" }.`);
+      }
+      if (decision.approve && decision.arguments !== undefined) await checkEdit(approval, decision.arguments);
+      setOwn(merged, id, { ...decision, ...(approver ? { approver } : {}), decidedAt });
+    }
+    const complete = pending.approvals.every((a) => Object.hasOwn(merged, a.toolCallId));
+    if (complete && pending.claim && decidedAt - pending.claim.at < this.options.resumeLeaseMs)
+      throw new RunClaimedError(sessionId, pending.runId);
+    const next: StoredRun = { ...pending, decisions: merged };
+    // Claimed before anything runs; a claim left by a process that died expires after resumeLeaseMs.
+    if (complete) next.claim = { id: randomUUID(), at: decidedAt };
+    else delete next.claim;
+    if (!(await this.store.compareAndSetPendingRun(state.key, pending, next))) throw new RunClaimedError(sessionId, pending.runId);
+    state.stored = JSON.parse(JSON.stringify(next)) as StoredRun; // as stored: the run mutates `next` (records, usage)
+    state.approver = approver;
+    return next;
+  }
+
+  /** The paused run to store when calls need a decision. */
+  pause(state: RunState, assistant: StoredRun['assistant'], approvals: PendingApproval[]): StoredRun {
+    return {
+      kind: 'toolwright.run',
+      version: 1,
+      runId: state.runId,
+      agentName: this.agentName,
+      userId: state.userId,
+      input: state.input,
+      startedAt: state.startedAt,
+      turns: state.turns,
+      assistant,
+      approvals,
+      decisions: {},
+      records: state.records,
+      usage: state.usage,
+      failures: state.failures,
+    };
+  }
+
+  /** Saves the session's changes (and the paused run, or its removal) and the memory's, once. */
+  async save(state: RunState, pendingRun: StoredRun | null | undefined): Promise<void> {
+    const changes = state.context.takeChanges();
+    if (pendingRun !== undefined) changes.pendingRun = pendingRun;
+    const memoryChanges = state.memory.takeChanges();
+    if (isEmptyMemoryChanges(memoryChanges)) {
+      await this.store.saveSession(state.key, changes);
+    } else {
+      await Promise.all([this.store.saveSession(state.key, changes), this.store.saveMemory(state.memoryKey, memoryChanges)]);
+    }
+  }
+
+  /** Gives up this process's claim on a paused run whose resume could not be saved, so a retry can resume it. */
+  async release(state: RunState): Promise<void> {
+    const claimed = state.stored;
+    if (!claimed?.claim) return;
+    const { claim: _claim, ...released } = claimed;
+    await this.store.compareAndSetPendingRun(state.key, claimed, released).catch(() => undefined);
+  }
+}
+
+/** What `run`/`resume` return, from the run's state and the paused run (if it paused). */
+export function runResult(state: RunState, paused: StoredRun | undefined): RunResult {
+  const history = state.context.getConversationHistory();
+  const last = history[history.length - 1];
+  const lastAssistant = state.stopped ? [...history].reverse().find((m) => m.role === 'assistant') : last;
+  return {
+    status: paused ? 'paused' : 'completed',
+    output: paused ? null : lastAssistant?.role === 'assistant' ? (lastAssistant.content ?? '') : '',
+    sessionId: state.key.sessionId,
+    runId: state.runId,
+    toolCalls: state.records,
+    usage: state.usage,
+    turns: state.turns,
+    durationMs: Date.now() - state.startedAt,
+    approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
+    ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
+  };
+}
+
+export function approverOf(approver: ResumeOptions['approver']): Approver | undefined {
+  if (approver === undefined) return undefined;
+  const value = typeof approver === 'string' ? { id: approver } : approver;
+  if (!value || typeof value.id !== 'string' || value.id === '') {
+    throw new ApprovalDecisionError('approver must be a non-empty id string or { id: string, … }.');
+  }
+  return JSON.parse(JSON.stringify(value)) as Approver;
+}
+
+/** Own keys only: ids and tool names come from the model and may be `constructor` or `__proto__`. */
+export function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * Anonymous sessions keep their memory under `#session:<id>`; a user id starting with `#` is stored
+ * with one more `#`, so no user id can spell an anonymous scope.
+ */
+function memoryScope(userId: string | undefined, sessionId: string): string {
+  if (userId === undefined) return `#session:${sessionId}`;
+  return userId.startsWith('#') ? `#${userId}` : userId;
+}
+
+/** A history window may start with tool results whose assistant call was cut off; providers refuse those. */
+function withoutOrphanResults(snapshot: SessionSnapshot): SessionSnapshot {
+  let start = 0;
+  while (start < snapshot.history.length && snapshot.history[start].role === 'tool') start++;
+  return start === 0 ? snapshot : { ...snapshot, history: snapshot.history.slice(start) };
+}

@@ -1,0 +1,326 @@
+import { performance } from 'node:perf_hooks';
+import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError, type ErrorCode } from '../errors/errors';
+import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
+import type { ToolProgress } from '../session/agent-context';
+import type { ToolCall } from '../session/message';
+import type { CatalogSelection } from './catalog';
+import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbortedError, ToolCallFailedError } from './errors';
+import type { AgentEvent } from './events';
+import type { HookSet } from './hooks';
+import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
+import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
+
+interface CallOutcome {
+  call: ToolCall;
+  arguments: string;
+  result?: string;
+  error?: ToolwrightError;
+  status: ToolCallRecord['status'];
+  durationMs: number;
+  handling?: 'retry' | ErrorBoundary | 'abort';
+  approval?: ApprovalRecord;
+}
+
+interface ToolPlan {
+  tool: RegisteredTool;
+  timeoutMs?: number;
+}
+
+type RunnerOptions = Pick<AgentOptions, 'toolTimeoutMs' | 'retryBudgets' | 'repairToolCall'> & {
+  maxConcurrency: number;
+  retryBudget: number;
+  errorPolicy: ErrorPolicy;
+};
+
+const CORRECTABLE = new Set<ErrorCode>(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'MODEL_RETRY']);
+
+/**
+ * Runs the tool calls of a model response: repair, approval checks, hooks around each call, the
+ * registry call, and the results into the history in call order, with the retry budget and error policy.
+ */
+export class ToolRunner {
+  /** Some tool has an approval policy (else no call ever pauses). */
+  readonly approvals: boolean;
+  /** `repairToolCall` is set. */
+  readonly repairs: boolean;
+  private readonly plans = new Map<string, ToolPlan>();
+  private readonly retryBudgets: Readonly<Record<string, number>>;
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly hooks: HookSet,
+    private readonly options: RunnerOptions,
+    private readonly loadMemory: (state: RunState) => Promise<void>,
+  ) {
+    let approvals = false;
+    for (const tool of registry.tools()) {
+      this.plans.set(tool.name, { tool, timeoutMs: tool.timeoutMs ?? options.toolTimeoutMs });
+      if (tool.approval) approvals = true;
+    }
+    this.approvals = approvals;
+    this.repairs = options.repairToolCall !== undefined;
+    this.retryBudgets = options.retryBudgets ?? {};
+  }
+
+  /**
+   * Runs one response's calls: consecutive ordinary calls concurrently (up to maxConcurrency), a
+   * sequential tool alone. Every call settles, then results go to the history in call order; only
+   * then does a failure (retry budget, `throw` boundary, cancellation) end the run.
+   */
+  async runCalls(
+    state: RunState,
+    calls: readonly ToolCall[],
+    selection: CatalogSelection,
+    decisions?: Record<string, StoredDecision>,
+  ): Promise<void> {
+    const outcomes: CallOutcome[] = new Array(calls.length);
+    const exec = async (i: number) => {
+      outcomes[i] = await this.execute(state, calls[i], i, selection, ownValue(decisions, calls[i].id));
+    };
+    if (calls.length === 1) {
+      outcomes[0] = await this.execute(state, calls[0], 0, selection, ownValue(decisions, calls[0].id));
+    } else {
+      for (let i = 0; i < calls.length;) {
+        if (this.plans.get(calls[i].name)?.tool.sequential) {
+          await exec(i++);
+          continue;
+        }
+        let end = i;
+        while (end < calls.length && !this.plans.get(calls[end].name)?.tool.sequential) end++;
+        await pool(i, end, this.options.maxConcurrency, exec);
+        i = end;
+      }
+    }
+
+    // Every call gets its result in the history first; only then do observers hear of errors.
+    let failure: (() => AgentRunError) | undefined;
+    for (const outcome of outcomes) {
+      const fail = this.settle(state, outcome);
+      failure ??= fail;
+      state.emit?.({ type: 'tool-result', runId: state.runId, turn: state.turns, record: state.records[state.records.length - 1] });
+    }
+    if (this.hooks.onError.length > 0) {
+      for (const o of outcomes) {
+        if (o.error)
+          await this.hooks.toolError(state, o.call, o.arguments, o.approval, {
+            error: o.error,
+            handling: o.handling!,
+            durationMs: o.durationMs,
+          });
+      }
+    }
+    if (failure) throw failure();
+  }
+
+  /** Calls whose tool's approval policy says yes. Invalid calls need none: they go back to the model. */
+  async approvalsNeeded(state: RunState, calls: readonly ToolCall[], selection: CatalogSelection): Promise<PendingApproval[]> {
+    if (!this.approvals) return NO_APPROVALS;
+    const needed: PendingApproval[] = [];
+    for (const call of calls) {
+      if (!this.plans.get(call.name)?.tool.approval || (selection.offered && !selection.offered.has(call.name))) continue;
+      let check;
+      try {
+        check = await this.registry.check(call.name, call.arguments, state.context);
+      } catch {
+        continue;
+      }
+      if (check.approvalRequired) {
+        needed.push({ toolCallId: call.id, name: call.name, arguments: call.arguments, args: JSON.parse(JSON.stringify(check.input)) });
+      }
+    }
+    return needed;
+  }
+
+  /** Offers each call the model got wrong to `repairToolCall`, before approvals see the calls. */
+  async repairCalls(state: RunState, calls: ToolCall[], selection: CatalogSelection): Promise<ToolCall[]> {
+    const repair = this.options.repairToolCall!;
+    const out: ToolCall[] = [];
+    for (const call of calls) {
+      let error: ToolwrightError | undefined;
+      if (!this.registry.has(call.name) || (selection.offered && !selection.offered.has(call.name))) {
+        error = new ToolNotFoundError(call.name, selection.offered ? [...selection.offered] : this.registry.names());
+      } else {
+        try {
+          await this.registry.parse(call.name, call.arguments);
+        } catch (e) {
+          if (!(e instanceof ToolwrightError) || !CORRECTABLE.has(e.code)) throw e;
+          error = e;
+        }
+      }
+      let fixed: RepairedCall | null | undefined | void;
+      if (error) {
+        try {
+          fixed = await repair({ call, error, tools: selection.definitions, context: state.context });
+        } catch (hookError) {
+          this.hooks.onHookError(hookError, 'repairToolCall');
+        }
+      }
+      out.push(
+        fixed
+          ? {
+              id: call.id,
+              name: fixed.name,
+              arguments: typeof fixed.arguments === 'string' ? fixed.arguments : JSON.stringify(fixed.arguments),
+            }
+          : call,
+      );
+    }
+    return out;
+  }
+
+  /** An approver's edit is validated when given: refused to the approver (field errors), never sent to the model. */
+  async checkEdit(approval: PendingApproval, edited: string | Record<string, unknown>): Promise<void> {
+    try {
+      await this.registry.parse(approval.name, edited);
+    } catch (error) {
+      if (!(error instanceof ToolInputError)) throw error;
+      throw new ApprovalDecisionError(
+        `The edited arguments for "${approval.toolCallId}" (${approval.name}) are invalid: ${error.message}. The run stays paused.`,
+        error.errors,
+      );
+    }
+  }
+
+  /** One call: catalog check, approval decision, before-hooks, the registry call, after-hooks. Never throws. */
+  private async execute(
+    state: RunState,
+    call: ToolCall,
+    index: number,
+    selection: CatalogSelection,
+    decision: StoredDecision | undefined,
+  ): Promise<CallOutcome> {
+    const started = performance.now();
+    let args: string | Record<string, unknown> = call.arguments;
+    const approval = decision && approvalRecord(decision);
+    const outcome = (status: CallOutcome['status'], result: string | undefined, error?: ToolwrightError): CallOutcome => ({
+      call,
+      arguments: typeof args === 'string' ? args : JSON.stringify(args),
+      result,
+      error,
+      status,
+      durationMs: performance.now() - started,
+      approval,
+    });
+    try {
+      if (selection.offered && !selection.offered.has(call.name)) throw new ToolNotFoundError(call.name, [...selection.offered]);
+      if (decision) {
+        if (!decision.approve) return outcome('rejected', encodeToolError('REJECTED', `A human rejected this call: ${decision.reason}`));
+        if (decision.arguments !== undefined) args = decision.arguments;
+      }
+      for (const hook of this.hooks.before) {
+        const verdict = await hook(this.hooks.event(state, call, args, approval));
+        if (verdict && 'deny' in verdict) return outcome('denied', encodeToolError('DENIED', verdict.deny));
+        if (verdict && 'arguments' in verdict) args = verdict.arguments;
+      }
+      const plan = this.plans.get(call.name);
+      if (!state.memory.loaded && plan?.tool.memory) await this.loadMemory(state);
+      let result = await this.registry.call(call.name, args, state.context, state.memory, {
+        approved: decision?.approve === true,
+        toolCallId: call.id,
+        // The logical call (run, model turn, place in the response): stable across resumes and a retried
+        // resume, distinct across runs even when a provider restarts its call ids every response.
+        logicalCallId: `${state.runId}:${state.turns}:${index}`,
+        signal: state.signal,
+        timeoutMs: plan?.timeoutMs,
+        onProgress: state.emit && progressTo(state.emit, state.runId, call),
+      });
+      for (const hook of this.hooks.after) {
+        const replaced = await hook({ ...this.hooks.event(state, call, args, approval), result, durationMs: performance.now() - started });
+        if (typeof replaced === 'string') result = replaced;
+      }
+      return outcome('ok', result);
+    } catch (error) {
+      // A hook that throws is an unexpected failure like a tool that throws.
+      return outcome('error', undefined, error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error));
+    }
+  }
+
+  /** Records one outcome in the history; returns the run failure it causes, if any. */
+  private settle(state: RunState, o: CallOutcome): (() => AgentRunError) | undefined {
+    const { call, error } = o;
+    const history = () => state.context.getConversationHistory();
+    const sessionId = state.key.sessionId;
+    let content: string;
+    let failure: (() => AgentRunError) | undefined;
+    if (error) {
+      const handling = (o.handling = this.handling(error, state, call));
+      if (handling === 'retry') {
+        // Own keys only: a tool name such as `constructor` must not read Object.prototype.
+        const attempts = (ownValue(state.failures, call.name) ?? 0) + 1;
+        setOwn(state.failures, call.name, attempts);
+        if (attempts > (ownValue(this.retryBudgets, call.name) ?? this.options.retryBudget)) {
+          failure = () => new RetryBudgetExceededError(call.name, attempts, sessionId, history(), error);
+        }
+      } else if (handling === 'throw') {
+        failure = () => new ToolCallFailedError(call.name, call.id, sessionId, history(), error);
+      } else if (handling === 'abort') {
+        failure = () => new RunAbortedError(sessionId, history(), state.signal?.reason);
+      }
+      content = error.toToolResult();
+    } else {
+      content = o.result!;
+    }
+    state.context.addMessage(
+      error || o.status !== 'ok'
+        ? { role: 'tool', toolCallId: call.id, name: call.name, content, isError: true }
+        : { role: 'tool', toolCallId: call.id, name: call.name, content },
+    );
+    const record: ToolCallRecord = {
+      id: call.id,
+      name: call.name,
+      arguments: o.arguments,
+      result: content,
+      status: o.status,
+      durationMs: o.durationMs,
+    };
+    if (error) record.code = error.code;
+    if (o.approval) record.approval = o.approval;
+    state.records.push(record);
+    return failure;
+  }
+
+  private handling(error: ToolwrightError, state: RunState, call: ToolCall): 'retry' | ErrorBoundary | 'abort' {
+    if (CORRECTABLE.has(error.code)) return 'retry';
+    if (error.code === 'ABORTED' && state.signal?.aborted) return 'abort';
+    const policy = this.options.errorPolicy;
+    return typeof policy === 'function' ? policy(error, this.hooks.event(state, call, call.arguments)) : policy;
+  }
+}
+
+/** Gives each call an id unused in this run (`c1`, then `c1_2`…), so that one decision is one call. */
+export function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): ToolCall[] {
+  return calls.map((call) => {
+    const base = typeof call.id === 'string' && call.id !== '' ? call.id : 'call';
+    let id = base;
+    for (let n = 2; used.has(id); n++) id = `${base}_${n}`;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/** A tool's `context.reportProgress`, as stream events. */
+function progressTo(emit: (event: AgentEvent) => void, runId: string, call: ToolCall): (progress: ToolProgress) => void {
+  return (progress) => emit({ type: 'tool-progress', runId, toolCallId: call.id, name: call.name, ...progress });
+}
+
+/** Runs `fn(i)` for i in [from, to) with at most `limit` in flight. */
+async function pool(from: number, to: number, limit: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < to) await fn(next++);
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < Math.min(limit, to - from); w++) workers.push(worker());
+  await Promise.all(workers);
+}
+
+function approvalRecord(decision: StoredDecision): ApprovalRecord {
+  const record: ApprovalRecord = {
+    approved: decision.approve,
+    edited: decision.approve && decision.arguments !== undefined,
+    decidedAt: decision.decidedAt ?? 0,
+  };
+  if (decision.approver) record.approver = decision.approver;
+  if (!decision.approve) record.reason = decision.reason;
+  return record;
+}

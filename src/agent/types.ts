@@ -1,0 +1,228 @@
+import type { AgentContext } from '../session/agent-context';
+import type { AgentMemory } from '../session/agent-memory';
+import type { ContainerLike } from '../container/container';
+import type { ToolwrightError } from '../errors/errors';
+import type { ClassType } from '../metadata/types';
+import type { ToolRegistry } from '../registry/tool-registry';
+import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolCall } from '../session/message';
+import type { SessionStore } from '../stores/store';
+import type { CatalogOptions } from './catalog';
+import type { Model, ModelUsage } from './model';
+
+/* The agent runner's public types: options, results, decisions and the hooks' events. */
+
+/** What happens to an unexpected tool failure (TOOL_FAILED, INVALID_OUTPUT, TOOL_TIMEOUT). */
+export type ErrorBoundary = 'throw' | 'redact';
+export type ErrorPolicy = ErrorBoundary | ((error: ToolwrightError, call: ToolCallEvent) => ErrorBoundary);
+
+export interface AgentOptions {
+  name: string;
+  /** The system prompt; a function is called once per run with the loaded session and memory. */
+  instructions?: string | ((context: AgentContext, memory: AgentMemory) => string);
+  model: Model;
+  /** Tool classes (built into a registry with `container`) or a ready registry. */
+  tools: ToolRegistry | readonly ClassType[];
+  container?: ContainerLike;
+  /** Where sessions, memories and paused runs live. Default: a SqliteStore at `./.toolwright/state.db`. */
+  store?: SessionStore;
+  /** Model calls per run (resumes included) before MaxTurnsExceededError. Default 10. */
+  maxTurns?: number;
+  /** Tool calls of one model response running at once. Default 4. */
+  maxConcurrency?: number;
+  /** Model-correctable failures (INVALID_JSON, INVALID_ARGUMENTS, TOOL_NOT_FOUND) allowed per tool per run. Default 2. */
+  retryBudget?: number;
+  /** Per-tool overrides of `retryBudget`. */
+  retryBudgets?: Readonly<Record<string, number>>;
+  /** Timeout for tools that declare none with `@Tool({ timeoutMs })`. */
+  toolTimeoutMs?: number;
+  /** Default `'throw'`: the run fails with ToolCallFailedError. `'redact'`: the model gets a redacted error result. */
+  errorPolicy?: ErrorPolicy;
+  hooks?: AgentHooks | readonly AgentHooks[];
+  /** Per-turn tool selection (tags, authorization, top-k search). */
+  catalog?: CatalogOptions;
+  /** Load only the last N messages of a session's history into the model's context. */
+  historyLimit?: number;
+  /**
+   * Ends the run after a step whose tool calls have run, when it returns true (the Vercel AI SDK's
+   * `stopWhen`): the run completes without asking the model again. `maxTurns` still applies.
+   */
+  stopWhen?: (step: StepResult) => boolean | Promise<boolean>;
+  /**
+   * Called before anything is decided for a call the model got wrong (unknown or misspelled tool
+   * name, bad JSON, invalid arguments): return a corrected call (same id) to run instead, or nothing
+   * to send the error back to the model. A repaired call is checked and approved like any other.
+   */
+  repairToolCall?: (event: RepairEvent) => RepairedCall | null | undefined | void | Promise<RepairedCall | null | undefined | void>;
+  /**
+   * How long a resume holds a paused run before another process may take it over (a process that
+   * died mid-resume). Default 10 minutes.
+   */
+  resumeLeaseMs?: number;
+  /** Where failures of observer hooks (onRunStart, onRunEnd, onToolError, repairToolCall) go. Default: `process.emitWarning`. */
+  onHookError?: (error: unknown, hook: string) => void;
+  /**
+   * Load the (agent, user) memory at the start of every run. Default: only when `instructions` is
+   * a function taking the memory (a second parameter), otherwise just before the first call to a
+   * tool declaring `@Tool({ memory: true })`; a run that reads no memory never loads it.
+   */
+  loadMemory?: boolean;
+}
+
+/** One model step, after its tool calls ran: what `stopWhen` looks at. */
+export interface StepResult {
+  /** Model calls so far in this run (1 for the first step). */
+  turn: number;
+  /** The model's text of this step, if any. */
+  text: string | null;
+  toolCalls: readonly ToolCall[];
+  /** What each call of this step did, in call order. */
+  results: readonly ToolCallRecord[];
+  usage: ModelUsage;
+  context: AgentContext;
+}
+
+export interface RepairEvent {
+  call: ToolCall;
+  /** Why the call cannot run: TOOL_NOT_FOUND, INVALID_JSON or INVALID_ARGUMENTS. */
+  error: ToolwrightError;
+  /** The tools offered this turn. */
+  tools: readonly ToolDefinition[];
+  context: AgentContext;
+}
+
+export interface RepairedCall {
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+/** Who decided a paused call: not the session's user (a manager, a reviewer, a service). */
+export interface Approver {
+  id: string;
+  /** Anything else to record with the decision (name, role…); plain JSON. */
+  [key: string]: unknown;
+}
+
+/** A decision as recorded with the paused run, the call's record and the hooks' events. */
+export interface ApprovalRecord {
+  approved: boolean;
+  approver?: Approver;
+  /** The rejection reason. */
+  reason?: string;
+  /** The approver changed the arguments. */
+  edited: boolean;
+  decidedAt: number;
+}
+
+export interface RunOptions {
+  sessionId: string;
+  /** The real user: session ownership, memory scope, isEnabled/authorize and approval policies see it. */
+  userId?: string;
+  tenantId?: string;
+  /** Cancels the run: the model request and every running tool (through `context.signal`). */
+  signal?: AbortSignal;
+  /** Narrow the catalog to these tags for this run. */
+  tags?: readonly string[];
+}
+
+/** `approve` / `reject` / `resume`: the session (and its owner, `userId`) and who decides. */
+export interface ResumeOptions extends RunOptions {
+  /** The approver's identity, recorded with each decision and shown to hooks; a string is `{ id }`. */
+  approver?: string | Approver;
+}
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  /** The arguments that ran (after hooks and approval edits), as JSON. */
+  arguments: string;
+  /** What the model saw. */
+  result: string;
+  status: 'ok' | 'error' | 'denied' | 'rejected';
+  /** The error code when status is `error`. */
+  code?: string;
+  durationMs: number;
+  /** For a call that waited for approval: the decision and who made it. */
+  approval?: ApprovalRecord;
+}
+
+export interface PendingApproval {
+  toolCallId: string;
+  name: string;
+  /** The arguments as the model wrote them. */
+  arguments: string;
+  /** The validated arguments, as plain JSON. */
+  args: unknown;
+}
+
+export type ApprovalDecision =
+  | { approve: true; /** Run with these arguments instead (validated like the model's). */ arguments?: string | Record<string, unknown> }
+  | { approve: false; /** Shown to the model. */ reason: string };
+
+export interface RunResult {
+  status: 'completed' | 'paused';
+  /** The model's final text; `null` while paused. */
+  output: string | null;
+  sessionId: string;
+  runId: string;
+  toolCalls: ToolCallRecord[];
+  usage: ModelUsage;
+  /** Model calls made by this run (across resumes). */
+  turns: number;
+  durationMs: number;
+  /** The calls waiting for a decision when `status` is `paused`. */
+  approvals: PendingApproval[];
+  /** Set when `stopWhen` ended the run. */
+  stoppedBy?: 'stopWhen';
+}
+
+export interface ToolCallEvent {
+  runId: string;
+  sessionId: string;
+  userId?: string;
+  tenantId?: string;
+  toolCallId: string;
+  name: string;
+  /** The arguments about to run (JSON). */
+  arguments: string;
+  context: AgentContext;
+  /** For a call that waited for approval: the decision and the approver. */
+  approval?: ApprovalRecord;
+}
+
+export type BeforeToolCallDecision = void | undefined | { arguments: string | Record<string, unknown> } | { deny: string };
+
+export interface RunStartEvent {
+  runId: string;
+  sessionId: string;
+  userId?: string;
+  tenantId?: string;
+  agentName: string;
+  input: string;
+  resumed: boolean;
+  startedAt: number;
+  /** Who decided, when this start is a resume (`approve` / `reject` / `resume`). */
+  approver?: Approver;
+}
+
+export interface RunEndEvent extends RunStartEvent {
+  status: 'completed' | 'paused' | 'failed';
+  durationMs: number;
+  turns: number;
+  usage: ModelUsage;
+  toolCalls: readonly ToolCallRecord[];
+  error?: unknown;
+}
+
+/** Observers and guards around a run. Every hook may be async; several hook sets run in order. */
+export interface AgentHooks {
+  onRunStart?(event: RunStartEvent): void | Promise<void>;
+  onRunEnd?(event: RunEndEvent): void | Promise<void>;
+  /** Rewrite the arguments (`{ arguments }`) or refuse the call (`{ deny: reason }`, the model sees the reason). */
+  beforeToolCall?(event: ToolCallEvent): BeforeToolCallDecision | Promise<BeforeToolCallDecision>;
+  /** Return a string to replace the result the model sees. */
+  afterToolCall?(event: ToolCallEvent & { result: string; durationMs: number }): void | string | Promise<void | string>;
+  onToolError?(
+    event: ToolCallEvent & { error: ToolwrightError; handling: 'retry' | ErrorBoundary | 'abort'; durationMs: number },
+  ): void | Promise<void>;
+}
