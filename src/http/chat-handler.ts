@@ -286,11 +286,17 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
         return;
       }
       res.writeHead(200, UI_MESSAGE_STREAM_HEADERS);
-      for await (const text of result.stream) {
-        if (closed.signal.aborted) break; // leaving the loop returns the stream: the run ends
-        if (!res.write(text)) await drained(res);
+      try {
+        for await (const text of result.stream) {
+          if (closed.signal.aborted) break; // leaving the loop returns the stream: the run ends
+          if (!res.write(text)) await drained(res);
+        }
+      } catch (error) {
+        // Only ending the run can fail here (its save): the events were all sent.
+        report(error);
+      } finally {
+        res.end();
       }
-      res.end();
     },
   };
 }
