@@ -19,7 +19,14 @@ function makeRun(): AgentEvent[] {
   for (let turn = 1; turn <= 5; turn++) {
     for (let i = 0; i < 20; i++) events.push({ type: 'text-delta', runId: 'r', turn, delta: `word${i} ` });
     for (let c = 0; c < 2; c++)
-      events.push({ type: 'tool-call', runId: 'r', turn, toolCallId: `c${turn}-${c}`, name: 'lookup_order', arguments: '{"order_id":"A-100"}' });
+      events.push({
+        type: 'tool-call',
+        runId: 'r',
+        turn,
+        toolCallId: `c${turn}-${c}`,
+        name: 'lookup_order',
+        arguments: '{"order_id":"A-100"}',
+      });
     for (let c = 0; c < 2; c++) {
       const record: ToolCallRecord = {
         id: `c${turn}-${c}`,
