@@ -40,6 +40,20 @@ class RefundTool implements ToolInterface<OrderInput> {
   }
 }
 
+/** Runs until the run is cancelled, and records that it saw the cancellation. */
+const cancelled: string[] = [];
+@Tool({ name: 'slow_report', description: 'Builds a long report', input: OrderInput })
+class SlowReportTool implements ToolInterface<OrderInput> {
+  execute({ order_id }: OrderInput, context: AgentContext) {
+    return new Promise((_resolve, reject) => {
+      context.signal!.addEventListener('abort', () => {
+        cancelled.push(order_id);
+        reject(new Error('cancelled'));
+      });
+    });
+  }
+}
+
 /** The desk's model: look the order up, ask to refund it, then say what happened. */
 function desk(): ScriptedModel {
   let n = 0;
@@ -47,6 +61,8 @@ function desk(): ScriptedModel {
     const last = request.messages[request.messages.length - 1];
     n++;
     if (last.role === 'user') {
+      const report = /report (\S+)/.exec(last.content)?.[1];
+      if (report) return { toolCalls: [{ id: `report-${n}`, name: 'slow_report', arguments: { order_id: report } }] };
       const order = /refund (\S+)/.exec(last.content)?.[1];
       if (!order) return { text: `I see ${request.messages.length} messages.` };
       return { text: 'Let me check.', toolCalls: [{ id: `look-${n}`, name: 'lookup_order', arguments: { order_id: order } }] };
@@ -64,10 +80,11 @@ let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await close?.();
   refunded.length = 0;
+  cancelled.length = 0;
 });
 
 async function start(): Promise<string> {
-  const agent = new Agent({ name: 'desk', model: desk(), tools: [LookupTool, RefundTool], store: new InMemoryStore() });
+  const agent = new Agent({ name: 'desk', model: desk(), tools: [LookupTool, RefundTool, SlowReportTool], store: new InMemoryStore() });
   const server = await listen(createChatHandler(agent, { userId: ({ headers }) => headers.get('x-user') ?? undefined }));
   close = server.close;
   return server.url;
@@ -161,6 +178,28 @@ describe('a toolwright Agent behind useChat (AI SDK chat client, real server)', 
     expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('RUN_NOT_FOUND');
   });
 });
+
+describe('stopping a run from the chat', () => {
+  it('stop() cancels the running tool (its signal fires) and the session stays usable', async () => {
+    const url = await start();
+    const chat = new TestChat(url, { id: 'chat-e2e-3', headers: { 'x-user': 'carol' } });
+    const sending = chat.sendMessage({ text: 'report C-3' });
+    await until(() => chat.messages.some((m) => m.role === 'assistant' && m.parts.some((p) => p.type === 'tool-slow_report')));
+    await chat.stop();
+    await sending;
+    await until(() => cancelled.length > 0);
+    expect(cancelled).toEqual(['C-3']);
+
+    // The next message runs on a well-formed session: user, assistant + call, the cancelled call's result, user.
+    await chat.sendMessage({ text: 'How many?' });
+    expect(chat.error).toBeUndefined();
+    expect(texts(chat.reply.parts)).toEqual(['I see 4 messages.']);
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 /** The assistant message as it was when the approval was answered (approved this time). */
 function replayOf(message: UIMessage, approvalId: string): object {
