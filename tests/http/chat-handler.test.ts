@@ -286,31 +286,38 @@ describe('createChatHandler with the AI SDK chat client (useChat without React)'
     expect(errors.map((e) => (e as Error).message)).toEqual(['database password is hunter2']);
   });
 
-  it('stop() on the client aborts the run: the signal fires and the event stream is closed', async () => {
-    let closed!: () => void;
-    const finished = new Promise<void>((resolve) => (closed = resolve));
-    let seen: AbortSignal | undefined;
-    const agent = new FakeAgent(async function* ({ sessionId, signal }) {
-      seen = signal;
-      try {
-        yield { type: 'run-start', runId: RUN, sessionId, resumed: false };
-        yield { type: 'text-delta', runId: RUN, turn: 1, delta: 'Thinking' };
-        await new Promise((resolve) => signal!.addEventListener('abort', resolve, { once: true }));
-      } finally {
-        closed();
-      }
-    });
-    const chat = new TestChat(await serve(agent), { id: 'chat-8' });
-    const sending = chat.sendMessage({ text: 'hi' });
-    await new Promise<void>(function wait(resolve) {
-      if (chat.messages.some((m) => m.role === 'assistant' && m.parts.some((p) => p.type === 'text'))) resolve();
-      else setTimeout(() => wait(resolve), 5);
-    });
-    await chat.stop();
-    await sending;
-    await finished;
-    expect(seen?.aborted).toBe(true);
-  });
+  it.each(['node', 'fetch'] as const)(
+    'stop() on the client aborts the run (%s door): the signal fires and the event stream is closed',
+    async (door) => {
+      let closed!: () => void;
+      const finished = new Promise<void>((resolve) => (closed = resolve));
+      let seen: AbortSignal | undefined;
+      const agent = new FakeAgent(async function* ({ sessionId, signal }) {
+        seen = signal;
+        try {
+          yield { type: 'run-start', runId: RUN, sessionId, resumed: false };
+          yield { type: 'text-delta', runId: RUN, turn: 1, delta: 'Thinking' };
+          await new Promise((resolve) => signal!.addEventListener('abort', resolve, { once: true }));
+        } finally {
+          closed();
+        }
+      });
+      const handler = createChatHandler(agent, AUTH);
+      const chat =
+        door === 'node'
+          ? new TestChat(await serve(agent), { id: 'chat-8' })
+          : new TestChat('http://app.test/api/chat', { id: 'chat-8', fetch: (input, init) => handler.fetch(new Request(input, init)) });
+      const sending = chat.sendMessage({ text: 'hi' });
+      await new Promise<void>(function wait(resolve) {
+        if (chat.messages.some((m) => m.role === 'assistant' && m.parts.some((p) => p.type === 'text'))) resolve();
+        else setTimeout(() => wait(resolve), 5);
+      });
+      await chat.stop();
+      await sending;
+      await finished;
+      expect(seen?.aborted).toBe(true);
+    },
+  );
 
   it('the fetch door (Request → Response) serves the same stream', async () => {
     const agent = new FakeAgent(refundRun);
