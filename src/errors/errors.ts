@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'INVALID_OPTION'
   | 'INVALID_NAME'
   | 'FILE_EXISTS'
+  // HTTP surfaces: a request the endpoint cannot serve (malformed, too large, unsupported)
+  | 'INVALID_REQUEST'
   // A failure that is not a ToolwrightError, as a surface reports it to a model or client
   | 'INTERNAL';
 

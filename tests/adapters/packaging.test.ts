@@ -91,7 +91,14 @@ describe('packaging: optional integrations stay out of the core', () => {
     const subpaths = Object.entries(pkg.exports as Record<string, string | { import: Target; require: Target }>).filter(
       ([key]) => key !== './package.json',
     );
-    expect(subpaths.map(([key]) => key)).toEqual(['.', './mcp', './adapters/ai-sdk', './adapters/openai-agents', './adapters/langchain']);
+    expect(subpaths.map(([key]) => key)).toEqual([
+      '.',
+      './mcp',
+      './ai-sdk-ui',
+      './adapters/ai-sdk',
+      './adapters/openai-agents',
+      './adapters/langchain',
+    ]);
     for (const [, target] of subpaths) {
       // CommonJS: x.js + x.d.ts; ESM: x.mjs + x.d.mts beside them (scripts/build-esm.js), one source file.
       const { import: esm, require: cjs } = target as { import: Target; require: Target };
@@ -109,5 +116,9 @@ describe('packaging: optional integrations stay out of the core', () => {
     expect([...reachablePackages(join(ROOT, 'src/adapters/langchain.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual([
       '@langchain/core',
     ]);
+    // The chat endpoint speaks the AI SDK's wire format without loading the SDK.
+    expect(
+      [...reachablePackages(join(ROOT, 'src/http/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p) || LAZY_PEERS.includes(p)),
+    ).toEqual([]);
   });
 });
