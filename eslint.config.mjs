@@ -27,12 +27,6 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
       // Optional peers are loaded with require() on first use on purpose (see src/errors/optional-peer.ts).
       '@typescript-eslint/no-require-imports': ['error', { allow: ['/package\\.json$'] }],
-      // Warnings until the branches of this session are merged (their fixes touch files being edited
-      // in parallel); then the lead turns them into errors with `eslint --fix` in one commit.
-      '@typescript-eslint/no-unnecessary-type-assertion': 'warn',
-      '@typescript-eslint/no-redundant-type-constituents': 'warn',
-      '@typescript-eslint/unbound-method': 'warn',
-      '@typescript-eslint/await-thenable': 'warn',
     },
   },
   {

@@ -144,7 +144,7 @@ async function vercelAiSdk(): Promise<RunOnce> {
             warnings: [],
           };
     },
-  } as ConstructorParameters<typeof MockLanguageModelV3>[0]);
+  });
   const tools = {
     process_refund: tool({
       description: 'Process a refund for an order',

@@ -35,7 +35,7 @@ async function seed(store: SessionStore, key: SessionKey, messages: number): Pro
   await store.saveSession(key, ctx.takeChanges());
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function measure(name: string, store: SessionStore) {
   const key = { sessionId: `bench-${name}` };

@@ -93,11 +93,11 @@ async function main() {
   // Check both answers once before timing.
   const ok = await post(
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'process_refund', arguments: VALID } },
-    opened[0]!.id,
+    opened[0].id,
   );
   const bad = await post(
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'process_refund', arguments: INVALID } },
-    opened[0]!.id,
+    opened[0].id,
   );
   if (!ok.text.includes('R-A-7') || !bad.text.includes('"isError":true')) throw new Error(`unexpected answers:\n${ok.text}\n${bad.text}`);
   let calls = 0;

@@ -46,7 +46,7 @@ function load(port: number, sessions: number, mode: string, close = 0, ids?: str
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 async function main() {
   const samples: Record<string, number[]> = {};
@@ -68,10 +68,10 @@ async function main() {
       for (const c of CONFIGS) {
         const before = await cpu();
         const r = load(port, c.sessions, c.mode);
-        add(`${kind}:${c.sessions}:${c.mode}:cpu`, (((await cpu()) - before) * 1000) / r.calls!);
-        add(`${kind}:${c.sessions}:${c.mode}`, r.callsPerSec!);
-        add(`${kind}:setup`, r.setupMs!);
-        process.stderr.write(`round ${round + 1} ${kind} ${c.sessions} ${c.mode}: ${r.callsPerSec!.toFixed(0)} calls/s\n`);
+        add(`${kind}:${c.sessions}:${c.mode}:cpu`, (((await cpu()) - before) * 1000) / r.calls);
+        add(`${kind}:${c.sessions}:${c.mode}`, r.callsPerSec);
+        add(`${kind}:setup`, r.setupMs);
+        process.stderr.write(`round ${round + 1} ${kind} ${c.sessions} ${c.mode}: ${r.callsPerSec.toFixed(0)} calls/s\n`);
       }
       const base = await ask<{ rss: number }>(server, 'rss');
       load(port, 16, 'valid', 1000);
@@ -82,28 +82,28 @@ async function main() {
     }
   }
   const rows = CONFIGS.map((c) => {
-    const tw = median(samples[`toolwright:${c.sessions}:${c.mode}`]!);
-    const sdk = median(samples[`sdk:${c.sessions}:${c.mode}`]!);
-    const twCpu = median(samples[`toolwright:${c.sessions}:${c.mode}:cpu`]!);
-    const sdkCpu = median(samples[`sdk:${c.sessions}:${c.mode}:cpu`]!);
+    const tw = median(samples[`toolwright:${c.sessions}:${c.mode}`]);
+    const sdk = median(samples[`sdk:${c.sessions}:${c.mode}`]);
+    const twCpu = median(samples[`toolwright:${c.sessions}:${c.mode}:cpu`]);
+    const sdkCpu = median(samples[`sdk:${c.sessions}:${c.mode}:cpu`]);
     return (
       `| ${c.sessions} | ${c.mode === 'valid' ? 'valid' : '50% invalid'} | ${tw.toFixed(0)} | ${sdk.toFixed(0)} | ${(tw / sdk).toFixed(2)}× ` +
       `| ${twCpu.toFixed(0)} | ${sdkCpu.toFixed(0)} | ${(twCpu / sdkCpu).toFixed(2)}× |`
     );
   });
-  const tws = median(samples['toolwright:setup']!);
-  const sdks = median(samples['sdk:setup']!);
+  const tws = median(samples['toolwright:setup']);
+  const sdks = median(samples['sdk:setup']);
   const text = [
     '| sessions | calls | toolwright calls/s | SDK McpServer calls/s | toolwright ÷ SDK | toolwright server CPU µs/call | SDK server CPU µs/call | CPU toolwright ÷ SDK |',
     '|---:|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     `Session setup (initialize + initialized, median wall time as the load process saw it): toolwright ${tws.toFixed(2)} ms, SDK ${sdks.toFixed(2)} ms (${(sdks / tws).toFixed(2)}× faster); ` +
-      `server CPU per setup (${SETUPS} sessions, 16 at a time): toolwright ${(median(samples['toolwright:setupCpu']!) * 1000).toFixed(0)} µs, SDK ${(median(samples['sdk:setupCpu']!) * 1000).toFixed(0)} µs ` +
-      `(${(median(samples['sdk:setupCpu']!) / median(samples['toolwright:setupCpu']!)).toFixed(2)}× less).`,
-    `RSS after 1,000 sessions opened, called once and ended (after a full GC): toolwright ${median(samples['toolwright:rss']!).toFixed(1)} MB, ` +
-      `SDK ${median(samples['sdk:rss']!).toFixed(1)} MB (${(median(samples['toolwright:rss']!) / median(samples['sdk:rss']!)).toFixed(2)}×); growth over the ` +
-      `same server before them: toolwright ${median(samples['toolwright:rssGrowth']!).toFixed(1)} MB, SDK ${median(samples['sdk:rssGrowth']!).toFixed(1)} MB.`,
+      `server CPU per setup (${SETUPS} sessions, 16 at a time): toolwright ${(median(samples['toolwright:setupCpu']) * 1000).toFixed(0)} µs, SDK ${(median(samples['sdk:setupCpu']) * 1000).toFixed(0)} µs ` +
+      `(${(median(samples['sdk:setupCpu']) / median(samples['toolwright:setupCpu'])).toFixed(2)}× less).`,
+    `RSS after 1,000 sessions opened, called once and ended (after a full GC): toolwright ${median(samples['toolwright:rss']).toFixed(1)} MB, ` +
+      `SDK ${median(samples['sdk:rss']).toFixed(1)} MB (${(median(samples['toolwright:rss']) / median(samples['sdk:rss'])).toFixed(2)}×); growth over the ` +
+      `same server before them: toolwright ${median(samples['toolwright:rssGrowth']).toFixed(1)} MB, SDK ${median(samples['sdk:rssGrowth']).toFixed(1)} MB.`,
     '',
     `Compiled JavaScript (tsc), no ts-node. Medians of ${ROUNDS} interleaved rounds, ${MS / 1000} s per cell; Node ${process.version}, ${os.cpus()[0]?.model} (${os.cpus().length} cores), ` +
       `${new Date().toISOString().slice(0, 16)}Z. The machine was shared (other engineers running test suites): load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}.`,

@@ -19,7 +19,7 @@ export async function median(fn: (i: number) => unknown, options: { rounds?: num
     if (r >= 0) times.push((performance.now() - t0) / batch);
   }
   times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
+  return times[times.length >> 1];
 }
 
 export const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));

@@ -50,13 +50,13 @@ function random(seed: number): () => number {
 
 /** A Zipf-distributed rank (0-based) from `from` on. */
 function zipf(next: () => number, from = 0): number {
-  const lo = from ? HARMONIC[from - 1]! : 0;
-  const u = lo + next() * (HARMONIC[VOCABULARY_SIZE - 1]! - lo);
+  const lo = from ? HARMONIC[from - 1] : 0;
+  const u = lo + next() * (HARMONIC[VOCABULARY_SIZE - 1] - lo);
   let a = from;
   let b = VOCABULARY_SIZE - 1;
   while (a < b) {
     const m = (a + b) >> 1;
-    if (HARMONIC[m]! < u) a = m + 1;
+    if (HARMONIC[m] < u) a = m + 1;
     else b = m;
   }
   return a;
@@ -65,7 +65,7 @@ function zipf(next: () => number, from = 0): number {
 export function sentence(i: number): string {
   const next = random(i + 1);
   const words: string[] = [];
-  for (let n = 8 + Math.floor(next() * 5); n > 0; n--) words.push(VOCABULARY[zipf(next)]!);
+  for (let n = 8 + Math.floor(next() * 5); n > 0; n--) words.push(VOCABULARY[zipf(next)]);
   return words.join(' ');
 }
 
@@ -75,8 +75,8 @@ export const QUERIES: string[] = (() => {
   const out: string[] = [];
   for (let q = 0; q < 20; q++) {
     const words: string[] = [];
-    for (let n = 1 + Math.floor(next() * 3); n > 0; n--) words.push(VOCABULARY[zipf(next, 20)]!);
-    if (q % 5 === 4) words[0] = words[0]!.slice(0, 2) + words[0]!.slice(3);
+    for (let n = 1 + Math.floor(next() * 3); n > 0; n--) words.push(VOCABULARY[zipf(next, 20)]);
+    if (q % 5 === 4) words[0] = words[0].slice(0, 2) + words[0].slice(3);
     out.push(words.join(' '));
   }
   return out;
@@ -139,12 +139,10 @@ async function main() {
         await seedMemory(store, userId, size);
         const key = { agentName: 'bench', userId };
         const queries = QUERIES;
-        storeRow.push(
-          ms(await median((i) => store.searchMemory!(key, queries[i % queries.length]!), { rounds: 9, batch: queries.length })),
-        );
+        storeRow.push(ms(await median((i) => store.searchMemory!(key, queries[i % queries.length]), { rounds: 9, batch: queries.length })));
         toolRow.push(
           ms(
-            await median(async (i) => AgentMemory.fromSnapshot((await store.loadMemory(key))!).search(queries[i % queries.length]!), {
+            await median(async (i) => AgentMemory.fromSnapshot((await store.loadMemory(key))!).search(queries[i % queries.length]), {
               rounds: 5,
               batch: 4,
             }),

@@ -38,7 +38,7 @@ export function toAiSdkTools(registry: ToolRegistry, options: AdapterOptions<AiS
         const { text } = await runTool(
           registry,
           name,
-          (input ?? {}) as object,
+          input ?? {},
           options,
           execution,
           { toolCallId: execution.toolCallId, signal: execution.abortSignal },

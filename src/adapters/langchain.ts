@@ -45,8 +45,8 @@ export function toLangChainTools(registry: ToolRegistry, options: LangChainTools
     const lcTool = new DynamicStructuredTool({
       name,
       description: def.description,
-      schema: structuredClone(def.parameters) as Record<string, unknown>,
-      func: async (input: unknown, _runManager, config) => (await run((input ?? {}) as object, config)).text,
+      schema: structuredClone(def.parameters),
+      func: async (input: unknown, _runManager, config) => (await run(input ?? {}, config)).text,
     });
     const call = lcTool.call.bind(lcTool) as (arg: unknown, config?: RunnableConfig, tags?: string[]) => Promise<unknown>;
     const patched = async (arg: unknown, config?: RunnableConfig, tags?: string[]): Promise<unknown> => {
@@ -59,7 +59,7 @@ export function toLangChainTools(registry: ToolRegistry, options: LangChainTools
         const toolCall = isToolCall(arg) ? arg : isToolCall(fromConfig) ? fromConfig : undefined;
         const args = isToolCall(arg) ? arg.args : arg;
         // Let toolwright's validator speak: it rejects the same arguments with field-level errors.
-        const { text, failed } = await run((args ?? {}) as object, { ...config, toolCall } as RunnableConfig);
+        const { text, failed } = await run(args ?? {}, { ...config, toolCall } as RunnableConfig);
         if (!toolCall?.id) return text;
         return new ToolMessage({ content: text, tool_call_id: toolCall.id, name, status: failed ? 'error' : 'success' });
       }

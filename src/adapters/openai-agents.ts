@@ -63,17 +63,9 @@ export function toOpenAIAgentsTools<C = unknown>(registry: ToolRegistry, options
         const args = strict ? nullsToAbsent(def.parameters, input) : input;
         const toolCallId = details?.toolCall?.callId;
         const approval = registry.describe(name).approval === undefined ? undefined : 'host';
-        const { text } = await runTool(
-          registry,
-          name,
-          (args ?? {}) as object,
-          options,
-          { runContext, toolCallId },
-          { toolCallId },
-          approval,
-        );
+        const { text } = await runTool(registry, name, args ?? {}, options, { runContext, toolCallId }, { toolCallId }, approval);
         return text;
       },
-    }) as unknown as FunctionTool<C>;
+    });
   });
 }

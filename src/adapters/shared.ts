@@ -69,7 +69,7 @@ export type ApprovalMode = 'host' | Approver | undefined;
 /** Asks the gate whether this call needs a human, for the host library's `needsApproval`. Invalid or hidden calls need none: they fail when run. */
 export async function needsApproval(registry: ToolRegistry, name: string, args: unknown, session: ToolSession): Promise<boolean> {
   try {
-    return (await registry.check(name, (args ?? {}) as object, session.context)).approvalRequired;
+    return (await registry.check(name, args ?? {}, session.context)).approvalRequired;
   } catch {
     return false;
   }

@@ -86,7 +86,7 @@ class ToolSearchIndex {
         const tf = new Map<string, number>();
         for (const w of doc) tf.set(w, (tf.get(w) ?? 0) + 1);
         for (const [w, count] of tf) {
-          const weight = (FIELDS[f]!.boost * (count * (K1 + 1))) / (count + K1 * (1 - B + (B * doc.length) / avg[f]!));
+          const weight = (FIELDS[f].boost * (count * (K1 + 1))) / (count + K1 * (1 - B + (B * doc.length) / avg[f]));
           let list = build.get(w);
           if (!list) build.set(w, (list = new Map()));
           list.set(i, (list.get(i) ?? 0) + weight);
@@ -112,9 +112,9 @@ class ToolSearchIndex {
     const add = (term: string, factor: number) => {
       const p = this.postings.get(term)!;
       for (let k = 0; k < p.tools.length; k++) {
-        const i = p.tools[k]!;
+        const i = p.tools[k];
         if (scores[i] === 0) touched.push(i);
-        scores[i] += p.idf * p.weights[k]! * factor;
+        scores[i] += p.idf * p.weights[k] * factor;
       }
     };
     for (const q of new Set(words(query))) {
@@ -124,9 +124,9 @@ class ToolSearchIndex {
         matched = true;
       }
       if (q.length >= 3) {
-        for (let j = lowerBound(this.terms, q); j < this.terms.length && this.terms[j]!.startsWith(q); j++) {
+        for (let j = lowerBound(this.terms, q); j < this.terms.length && this.terms[j].startsWith(q); j++) {
           if (this.terms[j] === q) continue;
-          add(this.terms[j]!, PREFIX_WEIGHT * (q.length / this.terms[j]!.length));
+          add(this.terms[j], PREFIX_WEIGHT * (q.length / this.terms[j].length));
           matched = true;
         }
       }
@@ -140,7 +140,7 @@ class ToolSearchIndex {
         }
       }
     }
-    const hits = Float64Array.from(touched, (i) => scores[i]!);
+    const hits = Float64Array.from(touched, (i) => scores[i]);
     for (const i of touched) scores[i] = 0;
     return new Ranking(this.tools, touched, hits, head);
   }
@@ -165,23 +165,23 @@ class Ranking {
     let order = hits.map((_, k) => k);
     if (order.length > head * 4) {
       // The head-th best score (a native numeric sort, no comparator): everything at least as good is sorted now.
-      const threshold = Float64Array.from(scores).sort()[scores.length - head]!;
-      this.rest = order.filter((k) => scores[k]! < threshold);
-      order = order.filter((k) => scores[k]! >= threshold);
+      const threshold = Float64Array.from(scores).sort()[scores.length - head];
+      this.rest = order.filter((k) => scores[k] < threshold);
+      order = order.filter((k) => scores[k] >= threshold);
     }
-    this.sorted = order.sort(this.better).map((k) => hits[k]!);
+    this.sorted = order.sort(this.better).map((k) => hits[k]);
   }
 
-  private readonly better = (a: number, b: number) => this.scores[b]! - this.scores[a]! || this.hits[a]! - this.hits[b]!;
+  private readonly better = (a: number, b: number) => this.scores[b] - this.scores[a] || this.hits[a] - this.hits[b];
 
   *names(): Generator<string> {
-    for (let k = 0; k < this.sorted.length; k++) yield this.tools[this.sorted[k]!]!.name;
+    for (let k = 0; k < this.sorted.length; k++) yield this.tools[this.sorted[k]].name;
     if (!this.rest) return;
-    const rest = this.rest.sort(this.better).map((k) => this.hits[k]!);
+    const rest = this.rest.sort(this.better).map((k) => this.hits[k]);
     const from = this.sorted.length;
     this.sorted = [...this.sorted, ...rest];
     this.rest = undefined;
-    for (let k = from; k < this.sorted.length; k++) yield this.tools[this.sorted[k]!]!.name;
+    for (let k = from; k < this.sorted.length; k++) yield this.tools[this.sorted[k]].name;
   }
 }
 
@@ -190,7 +190,7 @@ function lowerBound(sorted: readonly string[], value: string): number {
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
+    if (sorted[mid] < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -71,7 +71,8 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     try {
       started = this.start(emit, signal);
     } catch (error) {
-      started = Promise.reject(error as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's own (typed) error, passed on unchanged
+      started = Promise.reject(error);
     }
     this.running = started.then(
       () => this.finish(false, undefined),

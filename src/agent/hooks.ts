@@ -19,10 +19,10 @@ export class HookSet {
     options: Pick<AgentOptions, 'hooks' | 'onHookError'>,
   ) {
     this.hooks = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? [...options.hooks] : [options.hooks as AgentHooks];
-    this.before = this.hooks.filter((h) => h.beforeToolCall).map((h) => h.beforeToolCall!.bind(h));
-    this.after = this.hooks.filter((h) => h.afterToolCall).map((h) => h.afterToolCall!.bind(h));
-    this.onError = this.hooks.filter((h) => h.onToolError).map((h) => h.onToolError!.bind(h));
-    this.observed = this.hooks.some((h) => h.onRunStart || h.onRunEnd);
+    this.before = this.hooks.flatMap((h) => (h.beforeToolCall ? [h.beforeToolCall.bind(h)] : []));
+    this.after = this.hooks.flatMap((h) => (h.afterToolCall ? [h.afterToolCall.bind(h)] : []));
+    this.onError = this.hooks.flatMap((h) => (h.onToolError ? [h.onToolError.bind(h)] : []));
+    this.observed = this.hooks.some((h) => typeof h.onRunStart === 'function' || typeof h.onRunEnd === 'function');
     this.onHookError =
       options.onHookError ??
       ((error, hook) =>

@@ -30,7 +30,7 @@ export async function loadRegistry(modulePath: string | undefined, cwd: string):
 
   let mod: Record<string, unknown>;
   try {
-    mod = (await loader(file).import(file)) as Record<string, unknown>;
+    mod = await loader(file).import<Record<string, unknown>>(file);
   } catch (error) {
     if (error instanceof CliError) throw error;
     const detail =

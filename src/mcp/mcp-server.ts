@@ -229,7 +229,7 @@ const sharedValidator: jsonSchemaValidator = {
   getValidator(schema) {
     const ajv = (sharedAjv ??= addFormats(new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true })));
     const validate = ajv.compile(schema as object);
-    ajv.removeSchema(schema as object);
+    ajv.removeSchema(schema);
     return (input) =>
       validate(input)
         ? { valid: true, data: input as never, errorMessage: undefined }
@@ -253,7 +253,7 @@ function registryTools(registry: ToolRegistry) {
 
 function listTools(registry: ToolRegistry): Tool[] {
   return registry.tools().map((registered) => {
-    const tool: Tool = { ...toMcpTool(registered.definition) } as Tool;
+    const tool: Tool = { ...toMcpTool(registered.definition) };
     const declared = Object.fromEntries(Object.entries(registered.annotations ?? {}).filter(([, v]) => v !== undefined));
     if (Object.keys(declared).length > 0) tool.annotations = declared;
     if (typeof declared.title === 'string') tool.title = declared.title;

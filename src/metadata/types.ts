@@ -2,7 +2,7 @@ import type { JsonSchema, JsonSchemaType } from '../schema/json-schema';
 import type { AgentContext } from '../session/agent-context';
 
 /** A class that can be constructed (the input, output and tool classes). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 export type ClassType<T = unknown> = new (...args: any[]) => T;
 
 /** MCP-style behaviour hints; nothing is assumed when a tool declares nothing. */

@@ -366,7 +366,7 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
     }
     if (UNSUPPORTED.has(t)) {
       throw new ToolDefinitionError(
-        `${where} has type ${(t as Function).name}, which JSON cannot carry. Use a string, number, boolean, array or a plain class.`,
+        `${where} has type ${t.name}, which JSON cannot carry. Use a string, number, boolean, array or a plain class.`,
       );
     }
     return { kind: 'class', cls: t as ClassType };
@@ -787,6 +787,7 @@ export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown
     plan.cls,
     plan.properties.map((p) => p.convert),
     plan.properties.map((p) => p.transform),
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the generated code calls it with .call(obj, key)
     Object.prototype.hasOwnProperty,
   );
 }

@@ -178,7 +178,7 @@ export class AgentMemory {
 
   private localSearch(query: string, limit: number): MemorySearchResult[] {
     const byId = new Map<string, MemoryEntry>();
-    for (let i = this.stored; i < this.entries.length; i++) byId.set(this.entries[i]!.id, this.entries[i]!);
+    for (let i = this.stored; i < this.entries.length; i++) byId.set(this.entries[i].id, this.entries[i]);
     return this.searchIndex()
       .search(query, MEMORY_SEARCH_OPTIONS)
       .slice(0, limit)

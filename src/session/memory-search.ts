@@ -53,7 +53,7 @@ export function editDistance(a: string, b: string, max: number): number {
     cur[0] = i;
     let best = i;
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1));
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1));
       cur[j] = v;
       if (v < best) best = v;
     }
@@ -62,7 +62,7 @@ export function editDistance(a: string, b: string, max: number): number {
     prev = cur;
     cur = t;
   }
-  return prev[b.length]!;
+  return prev[b.length];
 }
 
 // Two reusable rows: the distance runs synchronously, so one pair serves every call.
@@ -118,8 +118,8 @@ export class CachedMemoryIndex implements MemoryIndex {
     const hits = this.mini.search(query, MEMORY_SEARCH_OPTIONS);
     const out: MemorySearchResult[] = [];
     for (let i = 0; i < hits.length && out.length < limit; i++) {
-      const entry = this.byId.get(hits[i]!.id as string);
-      if (entry) out.push({ ...entry, score: hits[i]!.score });
+      const entry = this.byId.get(hits[i].id as string);
+      if (entry) out.push({ ...entry, score: hits[i].score });
     }
     return out;
   }

@@ -23,7 +23,7 @@ export interface SessionSnapshot {
   history: Message[];
   userInput: string | null;
   /** A paused run waiting for approvals (serializable), owned by the agent runner. */
-  pendingRun: unknown | null;
+  pendingRun: unknown; // null when no run is paused
   /** Incremented by every save; lets a store or caller detect interleaved writes. */
   version: number;
 }
@@ -41,7 +41,7 @@ export interface SessionChanges {
   /** When set, the history was replaced wholesale (`setConversationHistory`) before `appended`. */
   replacedHistory?: Message[];
   userInput?: string | null;
-  pendingRun?: unknown | null;
+  pendingRun?: unknown; // null clears it
 }
 
 export type MemoryEntryType = 'fact' | 'learning' | 'preference' | 'general' | (string & {});

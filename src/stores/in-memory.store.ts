@@ -64,7 +64,7 @@ export class InMemoryStore implements SessionStore {
     return userId;
   }
 
-  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean> {
     checkSessionKey(key);
     const k = sessionKeyString(key);
     const current = this.sessions.get(k);

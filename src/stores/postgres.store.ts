@@ -134,7 +134,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
       await db.query(
         `INSERT INTO ${s}.memory_terms (memory_pk, term) SELECT DISTINCT pk, term FROM unnest($1::bigint[], $2::text[]) AS t(pk, term)
          ON CONFLICT DO NOTHING`,
-        [batch.flatMap((r, j) => words[j]!.map(() => r.memory_pk)), words.flat()],
+        [batch.flatMap((r, j) => words[j].map(() => r.memory_pk)), words.flat()],
       );
     }
     await db.query(`CREATE INDEX memory_entries_words ON ${s}.memory_entries USING gin (words)`);
@@ -305,7 +305,7 @@ export class PostgresStore implements SessionStore {
     this.historyCache.set(scope, {
       pk: read.pk,
       firstSeq: read.firstSeq,
-      lastSeq: read.chunks[read.chunks.length - 1]!.last,
+      lastSeq: read.chunks[read.chunks.length - 1].last,
       chunks: read.chunks,
       chars,
     });
@@ -432,7 +432,7 @@ export class PostgresStore implements SessionStore {
     );
   }
 
-  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean> {
     checkSessionKey(key);
     const res = await this.query(
       `UPDATE ${this.s}.sessions SET pending_run = $3, version = version + 1
@@ -668,7 +668,7 @@ export class PostgresStore implements SessionStore {
         throw new Error(`database schema version ${current} is newer than this toolwright (${MIGRATIONS.length}); upgrade toolwright`);
       }
       for (let v = current; v < MIGRATIONS.length; v++) {
-        const step = MIGRATIONS[v]!;
+        const step = MIGRATIONS[v];
         if (typeof step === 'string') await db.query(step.replace(/\$S/g, this.s));
         else await step(db, this.s);
         await db.query(`INSERT INTO ${this.s}.schema_version (version) VALUES ($1)`, [v + 1]);

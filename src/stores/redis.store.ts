@@ -295,7 +295,7 @@ export class RedisStore implements SessionStore {
     return owner === 'n' ? null : owner.slice(1);
   }
 
-  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean> {
     checkSessionKey(key);
     const [meta] = this.sessionKeys(key);
     const args = [meta, JSON.stringify(expected ?? null), JSON.stringify(next ?? null)];
@@ -337,7 +337,7 @@ export class RedisStore implements SessionStore {
   private async checkBulkLimit(args: ReadonlyArray<string | number>, rows: readonly string[]): Promise<void> {
     const suspect = (v: unknown): v is string => typeof v === 'string' && v.length * 3 > MIN_BULK_LIMIT;
     if (!args.some(suspect) && !rows.some(suspect)) return;
-    this.bulkLimit ??= (this.client.config('GET', 'proto-max-bulk-len') as Promise<string[]>).then(
+    this.bulkLimit ??= this.client.config('GET', 'proto-max-bulk-len').then(
       (reply) => Number(reply[1]) || DEFAULT_BULK_LIMIT,
       () => DEFAULT_BULK_LIMIT, // CONFIG may be disabled (managed Redis): assume the default
     );
@@ -366,7 +366,7 @@ export class RedisStore implements SessionStore {
     if (extra < 200) return this.scripts[name](...args, rows);
     const command = new (ioredisCommand())('eval', [lua, numberOfKeys, ...args, rows as string[]], { replyEncoding: 'utf8' });
     command.setTimeout(this.commandTimeoutMs + extra); // set first: ioredis then keeps it rather than its default
-    return this.client.sendCommand(command) as Promise<unknown>;
+    return this.client.sendCommand(command);
   }
 
   /** Ranked search over a memory's entries with the scope's index, cached in this process and grown from the stored list's tail. */

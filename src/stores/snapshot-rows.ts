@@ -50,7 +50,7 @@ export function stateFromEntries(entries: Iterable<readonly [string, string]>): 
 /** A flat [k1, v1, k2, v2, …] list (Redis HGETALL) as entries. */
 export function pairs(flat: readonly string[]): Array<[string, string]> {
   const out: Array<[string, string]> = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i] as string, flat[i + 1] as string]);
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
   return out;
 }
 

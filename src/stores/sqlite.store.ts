@@ -321,7 +321,7 @@ export class SqliteStore implements SessionStore {
     });
   }
 
-  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean> {
+  async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean> {
     checkSessionKey(key);
     const want = JSON.stringify(expected ?? null);
     const value = next === null ? null : JSON.stringify(next);
@@ -387,7 +387,7 @@ export class SqliteStore implements SessionStore {
             const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
             for (let i = 0; i < c.added.length; i++) {
               insert.run(row.id, ++seq, c.added[i]);
-              indexEntry(fts, term, row.id, seq, changes.added[i]!);
+              indexEntry(fts, term, row.id, seq, changes.added[i]);
             }
             return this.sql(
               `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
@@ -577,7 +577,7 @@ function migrate(db: Database.Database): void {
       throw new Error(`database schema version ${current} is newer than this toolwright (${MIGRATIONS.length}); upgrade toolwright`);
     }
     for (let v = current; v < MIGRATIONS.length; v++) {
-      const step = MIGRATIONS[v]!;
+      const step = MIGRATIONS[v];
       if (typeof step === 'string') db.exec(step);
       else step(db);
     }

@@ -34,7 +34,7 @@ export interface SessionStore {
    * atomically, and counts as a save (version + 1). Returns whether it did: of two processes resuming
    * one paused run, exactly one wins.
    */
-  compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown | null): Promise<boolean>;
+  compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean>;
   loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined>;
   /** Creates the memory when missing; returns the new version. */
   saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number>;

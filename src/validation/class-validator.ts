@@ -44,7 +44,7 @@ export function compileResidual(residual: ReadonlyMap<ClassType, readonly Valida
 /** class-validator's error tree as field errors, named by the JSON keys the model sends (`@Expose({ name })`). */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((e) => {
-    const owner = (e.target as object | undefined)?.constructor;
+    const owner = e.target?.constructor;
     const index = /^\d+$/.test(e.property);
     const key = index || !owner || owner === Object || owner === Array ? e.property : getPropertyTransform(owner, e.property).key;
     const path = index ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;

@@ -312,7 +312,7 @@ describe('what the peers have', () => {
     const tools = toAiSdkTools(registry, {
       session: { context: new AgentContext({ sessionId: 's' }), memory: new AgentMemory({ agentName: 'a', userId: 'u' }) },
     });
-    const seen = await tools.lookup!.execute!({ order_id: '9' }, { toolCallId: 't', messages: [] });
+    const seen = await tools.lookup.execute!({ order_id: '9' }, { toolCallId: 't', messages: [] });
     expect(seen).toMatchObject({ status: 'error', code: 'MODEL_RETRY' });
   });
 

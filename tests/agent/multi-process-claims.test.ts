@@ -44,7 +44,7 @@ async function runWorkers(all: AgentWorkerArgs[]): Promise<WorkerReport[]> {
           const { session, outcome } = JSON.parse(line) as { session: string; outcome: string };
           outcomes.set(session, outcome);
         }
-        done({ outcomes, log: err, ran: lines.filter((l) => l.startsWith('ran ')).map((l) => l.split(' ')[1] as string) });
+        done({ outcomes, log: err, ran: lines.filter((l) => l.startsWith('ran ')).map((l) => l.split(' ')[1]) });
       });
     });
     child.stderr.on('data', (d) => (err += d));
@@ -92,7 +92,7 @@ describe.each([
         const saved = (await store.loadSession({ sessionId: session }))!;
         expect(saved.userId).toBe(winner);
         expect(saved.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-        expect(saved.history[0]!.content).toBe(`hello from ${winner}`);
+        expect(saved.history[0].content).toBe(`hello from ${winner}`);
       }
     } finally {
       await store.close();

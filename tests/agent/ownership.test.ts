@@ -204,13 +204,13 @@ describe.each([
         },
       ]);
     const results = await Promise.allSettled([agent(slowPay(100)).run('refund 100', owner), agent(slowPay(200)).run('refund 200', owner)]);
-    const paused = results.filter((r) => r.status === 'fulfilled') as Array<PromiseFulfilledResult<import('toolwright').RunResult>>;
+    const paused = results.filter((r): r is PromiseFulfilledResult<import('toolwright').RunResult> => r.status === 'fulfilled');
     expect(paused).toHaveLength(1);
     expect(paused[0].value.status).toBe('paused');
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(RunPausedError);
     const waiting = paused[0].value.approvals.map((a) => a.toolCallId);
     expect((await agent(new ScriptedModel([])).pendingApprovals(owner)).map((a) => a.toolCallId)).toEqual(waiting);
-    await agent(new ScriptedModel([{ text: 'ok' }])).approve(owner, waiting[0]!);
+    await agent(new ScriptedModel([{ text: 'ok' }])).approve(owner, waiting[0]);
     expect(ledger.refunds.map((r) => `p-${r.amount}`)).toEqual(waiting);
   });
 

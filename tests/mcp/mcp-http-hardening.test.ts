@@ -186,7 +186,7 @@ describe('MCP over HTTP: request size', () => {
       headers: { ...MCP_HEADERS, 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
       body: new Blob([big]).stream(),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(response.status).toBe(413);
     // The session still serves ordinary calls.
     expect(await note(client, 'small')).toMatchObject({ notes: ['small'] });

@@ -19,8 +19,8 @@ function startWorker(args: McpWorkerArgs): Promise<{ child: ChildProcess; url: s
   return new Promise((ok, fail) => {
     let out = '';
     let err = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       const match = /url (\S+)\n/.exec(out);
       if (match) ok({ child, url: match[1] });

@@ -340,7 +340,7 @@ describe('a human decides approval-required calls on each surface', () => {
       asked.push((params as { message: string }).message);
       return answers.shift()!;
     });
-    const outcomes = [];
+    const outcomes: CallToolResult[] = [];
     for (let i = 0; i < 5; i++) outcomes.push((await client.callTool({ name: 'refund', arguments: refund })) as CallToolResult);
 
     expect(asked[0]).toContain('"amount_cents": 1200');

@@ -524,8 +524,8 @@ describe('OpenAI strict mode limits', () => {
   it('counts enum values across all properties: at most 1,000', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 250 }), { minLength: 1, maxLength: 8 }), (sizes) => {
-        const properties = Object.fromEntries(
-          sizes.map((size, p) => [`e${p}`, { type: 'string', enum: Array.from({ length: size }, (_, i) => `v${i}`) } as JsonSchema]),
+        const properties: Record<string, JsonSchema> = Object.fromEntries(
+          sizes.map((size, p) => [`e${p}`, { type: 'string' as const, enum: Array.from({ length: size }, (_, i) => `v${i}`) }]),
         );
         const total = sizes.reduce((a, b) => a + b, 0);
         const outcome = strictOutcome(tool({ type: 'object', properties }));

@@ -14,8 +14,8 @@ export function expectWholeTurns(snap: SessionSnapshot, expectedTurns?: Iterable
   expect(snap.history).toHaveLength(2 * turns.length);
   const seen = new Set<string>();
   for (let i = 0; i < snap.history.length; i += 2) {
-    const n = String(snap.history[i]!.content).replace(/:a$/, '');
-    expect([snap.history[i]!.content, snap.history[i + 1]!.content]).toEqual([`${n}:a`, `${n}:b`]);
+    const n = String(snap.history[i].content).replace(/:a$/, '');
+    expect([snap.history[i].content, snap.history[i + 1].content]).toEqual([`${n}:a`, `${n}:b`]);
     expect(snap.state[`turn-${n}`]).toBe(n);
     seen.add(n);
   }

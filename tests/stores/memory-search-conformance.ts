@@ -45,7 +45,7 @@ export function describeMemorySearch(getStore: () => SessionStore): void {
         'Refund refund refund: the customer wants a refund for the broken refund kettle',
         'The customer asked for a refund of order A-100',
       ]);
-      expect(results[0]!.score).toBeGreaterThan(results[1]!.score);
+      expect(results[0].score).toBeGreaterThan(results[1].score);
     });
 
     it('returns the entries themselves with a score', async () => {
@@ -63,7 +63,7 @@ export function describeMemorySearch(getStore: () => SessionStore): void {
       expect(contents(await search(store, key, 'contact'))).toEqual(['Prefers email notifications']);
       expect(contents(await search(store, key, 'T-7'))).toContain('Shipping to Norway takes five days');
       expect(contents(await search(store, key, 'birthdy'))).toEqual(['Birthday is in March']);
-      expect((await search(store, key, 'shipping norway days'))[0]!.content).toBe('Shipping to Norway takes five days');
+      expect((await search(store, key, 'shipping norway days'))[0].content).toBe('Shipping to Norway takes five days');
     });
 
     it('respects the limit and returns nothing for a blank query or no match', async () => {

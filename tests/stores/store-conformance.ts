@@ -205,7 +205,7 @@ export function describeStoreConformance(
       expect(contents).toHaveLength(150);
       // Each turn's three messages are contiguous and in order.
       for (let p = 0; p < 150; p += 3) {
-        const [n] = contents[p]!.split(':');
+        const [n] = contents[p].split(':');
         expect(contents.slice(p, p + 3)).toEqual([`${n}:a`, `${n}:b`, `${n}:c`]);
       }
       expect(new Set(contents.map((c) => c.split(':')[0])).size).toBe(50);
@@ -236,11 +236,11 @@ export function describeStoreConformance(
         expect(memory.getSummary()).toBe(i === 0 ? 'alice, support' : null);
       }
       // Entries append; the summary is last-writer-wins.
-      const m = AgentMemory.fromSnapshot((await store.loadMemory(scopes[0]!))!);
+      const m = AgentMemory.fromSnapshot((await store.loadMemory(scopes[0]))!);
       m.addLearning('refunds need an order id', 'turn 2');
       m.updateSummary('alice, support, refunds');
-      expect(await store.saveMemory(scopes[0]!, m.takeChanges())).toBe(2);
-      const after = (await store.loadMemory(scopes[0]!))!;
+      expect(await store.saveMemory(scopes[0], m.takeChanges())).toBe(2);
+      const after = (await store.loadMemory(scopes[0]))!;
       expect(after.entries.map((e) => e.type)).toEqual(['fact', 'preference', 'learning']);
       expect(after.entries[0]).toEqual(AgentMemory.fromSnapshot(after).getFacts()[0]);
       expect(after.summary).toBe('alice, support, refunds');
@@ -296,7 +296,7 @@ export function describeStoreConformance(
       const snap = (await store.loadSession(key))!;
       // The prototype is still an Object.prototype (structuredClone may hand one of another realm).
       expect(Object.getPrototypeOf(Object.getPrototypeOf(snap.state))).toBeNull();
-      expect((snap.state as Record<string, unknown>).polluted).toBeUndefined();
+      expect(snap.state.polluted).toBeUndefined();
       expect(Object.keys(snap.state).sort()).toEqual(['__proto__', 'constructor', 'toString']);
       expect(Object.getOwnPropertyDescriptor(snap.state, '__proto__')!.value).toEqual({ polluted: 'yes' });
       expect(Object.getOwnPropertyDescriptor(snap.state, 'constructor')!.value).toEqual({ prototype: { polluted: 'yes' } });

@@ -58,7 +58,7 @@ export function script(mode: AgentWorkerArgs['mode'], what: string): ScriptedMod
 }
 
 async function main(): Promise<void> {
-  const args = JSON.parse(process.argv[2] as string) as AgentWorkerArgs;
+  const args = JSON.parse(process.argv[2]) as AgentWorkerArgs;
   const store = openStore(args.kind, args.target);
   process.stdout.write('ready\n');
   await new Promise((go) => process.stdin.once('data', go));

@@ -15,7 +15,7 @@ export interface McpWorkerArgs {
 }
 
 async function main(): Promise<void> {
-  const args = JSON.parse(process.argv[2] as string) as McpWorkerArgs;
+  const args = JSON.parse(process.argv[2]) as McpWorkerArgs;
   const store: SessionStore =
     args.kind === 'redis' ? new RedisStore({ url: args.target }) : new PostgresStore({ connectionString: args.target });
   const handle = await serveHttp(registry, { stateless: true, store, name: `worker-${process.pid}` });

@@ -19,7 +19,7 @@ export interface WorkerArgs {
 }
 
 async function main(): Promise<void> {
-  const args = JSON.parse(process.argv[2] as string) as WorkerArgs;
+  const args = JSON.parse(process.argv[2]) as WorkerArgs;
   const store: SessionStore =
     args.kind === 'redis'
       ? new RedisStore({ url: args.target })

@@ -627,7 +627,7 @@ describe('issue 8 disagreements', () => {
   });
 
   test('a date bound (@MinDate) is enforced on the Date the tool gets', async () => {
-    const input = inputWith({ type: () => Date } as ParamOptions, IsDate(), MinDate(new Date('2024-01-01T00:00:00Z')));
+    const input = inputWith({ type: () => Date }, IsDate(), MinDate(new Date('2024-01-01T00:00:00Z')));
     const r = ToolRegistry.build({ tools: [tool('since', input)] });
     await r.call('since', { v: '2024-05-01T00:00:00Z' });
     expect(await rejection(r.call('since', { v: '2023-05-01T00:00:00Z' }))).toBeInstanceOf(ToolInputError);
