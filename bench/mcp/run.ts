@@ -106,7 +106,7 @@ async function main() {
       `same server before them: toolwright ${median(samples['toolwright:rssGrowth']).toFixed(1)} MB, SDK ${median(samples['sdk:rssGrowth']).toFixed(1)} MB.`,
     '',
     `Compiled JavaScript (tsc), no ts-node. Medians of ${ROUNDS} interleaved rounds, ${MS / 1000} s per cell; Node ${process.version}, ${os.cpus()[0]?.model} (${os.cpus().length} cores), ` +
-      `${new Date().toISOString().slice(0, 16)}Z. The machine was shared (other engineers running test suites): load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}.`,
+      `${new Date().toISOString().slice(0, 16)}Z. Load average (over ~1.5 means other work on the machine adds noise) ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}.`,
   ].join('\n');
   process.stdout.write(text + '\n');
   const readme = join(__dirname, '..', 'README.md');
