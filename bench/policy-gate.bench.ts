@@ -4,20 +4,8 @@
  * Run: node -r ts-node/register/transpile-only bench/policy-gate.bench.ts [calls=200000] [rounds=5]
  */
 import 'reflect-metadata';
-import { IsNumber } from 'class-validator';
-import { AgentContext, AgentMemory, Param, Tool, ToolRegistry } from '../src';
-
-class AddInput {
-  @Param({ description: 'a' }) @IsNumber() a!: number;
-  @Param({ description: 'b' }) @IsNumber() b!: number;
-}
-
-@Tool({ name: 'add', description: 'Add.', input: AddInput })
-class AddTool {
-  execute({ a, b }: AddInput) {
-    return { sum: a + b };
-  }
-}
+import { AgentContext, AgentMemory, Tool, ToolRegistry } from '../src';
+import { AddInput, AddTool } from './support/add-tool';
 
 @Tool({ name: 'add', description: 'Add.', input: AddInput })
 class EnabledAddTool {

@@ -5,23 +5,11 @@
  * Run: node -r ts-node/register/transpile-only bench/progress.bench.ts [calls=100000] [mcpCalls=5000] [rounds=5]
  */
 import 'reflect-metadata';
-import { IsNumber } from 'class-validator';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { AgentContext, AgentMemory, Param, Tool, ToolRegistry } from '../src';
+import { AgentContext, AgentMemory, Tool, ToolRegistry } from '../src';
 import { createMcpServer } from '../src/mcp';
-
-class AddInput {
-  @Param({ description: 'a' }) @IsNumber() a!: number;
-  @Param({ description: 'b' }) @IsNumber() b!: number;
-}
-
-@Tool({ name: 'add', description: 'Add.', input: AddInput })
-class AddTool {
-  execute({ a, b }: AddInput) {
-    return { sum: a + b };
-  }
-}
+import { AddInput, AddTool } from './support/add-tool';
 
 @Tool({ name: 'add3', description: 'Add, reporting 3 steps.', input: AddInput })
 class ReportingAddTool {

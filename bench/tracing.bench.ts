@@ -9,21 +9,9 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
 import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { IsNumber } from 'class-validator';
 import { activeTracer } from '../src/tracing/tracing';
-import { Agent, AgentContext, AgentMemory, InMemoryStore, Param, Tool, ToolRegistry, type Model, type ModelResponse } from '../src';
-
-class AddInput {
-  @Param({ description: 'a' }) @IsNumber() a!: number;
-  @Param({ description: 'b' }) @IsNumber() b!: number;
-}
-
-@Tool({ name: 'add', description: 'Add.', input: AddInput })
-class AddTool {
-  execute({ a, b }: AddInput) {
-    return { sum: a + b };
-  }
-}
+import { Agent, AgentContext, AgentMemory, InMemoryStore, ToolRegistry, type Model, type ModelResponse } from '../src';
+import { AddTool } from './support/add-tool';
 
 type Call = (name: string, args: string, context: AgentContext, memory: AgentMemory) => Promise<string>;
 const container = { get: <T>(cls: new () => T) => new cls() };
