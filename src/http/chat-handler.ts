@@ -16,6 +16,7 @@ import {
   toServerSentEvents,
   toUIMessageStream,
 } from './ui-message-stream';
+import { BodyTooLarge, readBody } from './body';
 
 /** What the handler needs of an Agent: `stream`, and a streaming or plain resume for approvals. */
 export interface ChatAgent {
@@ -130,8 +131,6 @@ interface Incoming {
   request?: Request;
   incoming?: IncomingMessage;
 }
-
-class BodyTooLarge extends Error {}
 
 /**
  * The endpoint of a `useChat` front end. A user message runs `agent.stream(text)`; an assistant
@@ -420,20 +419,7 @@ async function readNodeBody(req: IncomingMessage, limit: number): Promise<string
     if (Buffer.isBuffer(parsed)) return parsed.toString('utf8');
     if (typeof parsed === 'object' && parsed !== null) return parsed;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off('data', onData);
-      req.pause();
-      reject(new BodyTooLarge());
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+  return readBody(req, limit);
 }
 
 async function readWebBody(request: Request, limit: number): Promise<string> {

@@ -12,6 +12,7 @@ import type { SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { createMcpServer, IDENTITY_KEY, mcpStoreKeys, type McpIdentity, type McpServerOptions } from './mcp-server';
+import { BodyTooLarge, readBody } from '../http/body';
 
 export interface StdioHandle {
   readonly server: Server;
@@ -458,29 +459,6 @@ function bearerToken(req: IncomingMessage): string | undefined {
 function headerValue(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-class BodyTooLarge extends Error {}
-
-/** Reads at most `limit` bytes; past it, stops at once (the 413 answer closes the connection). */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.pause();
-        reject(new BodyTooLarge());
-      } else {
-        chunks.push(chunk);
-      }
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function tooLarge(res: ServerResponse, limit: number): void {
