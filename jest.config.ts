@@ -5,7 +5,7 @@ const config: Config = {
   roots: ['<rootDir>/tests', '<rootDir>/samples'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts' },
+  moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts', '^toolwright/ai-sdk-ui$': '<rootDir>/src/http/index.ts' },
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,
 };

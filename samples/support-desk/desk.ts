@@ -1,18 +1,32 @@
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ContainerInstance } from 'typedi';
-import { Agent, ToolRegistry, type AgentContext, type AgentHooks, type AgentMemory, type Model, type SessionStore } from 'toolwright';
+import {
+  Agent,
+  ToolRegistry,
+  type AgentContext,
+  type ClassType,
+  type AgentHooks,
+  type AgentMemory,
+  type Model,
+  type SessionStore,
+} from 'toolwright';
 import { OrderDatabase, RefundService, SUPPORT_TOOLS, UploadStorage, resolveTools } from '../tools';
 import { RememberPreferenceTool } from './remember.tool';
 import type { Shop } from './shop';
 
 export const AGENT_NAME = 'support-desk';
 
+/** What the desk can do: the sample support tools and a memory tool. */
+export const DESK_TOOLS: readonly ClassType[] = [...SUPPORT_TOOLS, RememberPreferenceTool];
+
 export interface SupportDeskOptions {
   model: Model;
   store: SessionStore;
   shop: Shop;
   hooks?: AgentHooks | readonly AgentHooks[];
+  /** The desk's tools. Default: the support tools and remember_preference. */
+  tools?: readonly ClassType[];
 }
 
 /** The system prompt, rebuilt per run from what the desk remembers about this customer. */
@@ -40,7 +54,7 @@ export function createSupportDesk(options: SupportDeskOptions): Agent {
   container.set(OrderDatabase, options.shop.db);
   container.set(RefundService, options.shop.refunds);
   container.set(UploadStorage, new UploadStorage(path.join(tmpdir(), 'toolwright-support-desk-uploads')));
-  const registry = ToolRegistry.build({ tools: [...SUPPORT_TOOLS, RememberPreferenceTool], container: resolveTools(container) });
+  const registry = ToolRegistry.build({ tools: options.tools ?? DESK_TOOLS, container: resolveTools(container) });
   return new Agent({
     name: AGENT_NAME,
     instructions,

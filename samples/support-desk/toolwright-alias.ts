@@ -1,14 +1,18 @@
 /**
- * Inside this repository 'toolwright' is the source tree, not an installed package: map the
+ * Inside this repository 'toolwright' (and 'toolwright/ai-sdk-ui') is the source tree, not an installed package: map the
  * name to src/index.ts (as tsconfig's paths and jest's moduleNameMapper do) before anything
  * imports it. An app that installed toolwright from npm deletes this file and its import.
  */
 import Module = require('node:module');
 import * as path from 'node:path';
 
-const entry = path.resolve(__dirname, '..', '..', 'src', 'index.ts');
+const src = path.resolve(__dirname, '..', '..', 'src');
+const entries: Record<string, string> = {
+  toolwright: path.join(src, 'index.ts'),
+  'toolwright/ai-sdk-ui': path.join(src, 'http', 'index.ts'),
+};
 const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = loader._resolveFilename;
 loader._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
-  return resolve.call(this, request === 'toolwright' ? entry : request, ...rest);
+  return resolve.call(this, entries[request] ?? request, ...rest);
 };
