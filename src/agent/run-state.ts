@@ -239,6 +239,8 @@ export class RunStore {
   /** Saves the session's changes (and the paused run, or its removal) and the memory's, once. */
   async save(state: RunState, pendingRun: StoredRun | null | undefined): Promise<void> {
     const changes = state.context.takeChanges();
+    // The session is this run's user's (checked at load): if it was deleted and claimed by another since, nothing is written.
+    changes.owner = state.userId ?? null;
     if (pendingRun !== undefined) changes.pendingRun = pendingRun;
     const memoryChanges = state.memory.takeChanges();
     if (isEmptyMemoryChanges(memoryChanges)) {

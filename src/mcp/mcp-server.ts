@@ -19,7 +19,7 @@ import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
-import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey } from '../session/snapshots';
+import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 
@@ -135,7 +135,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         // Progress stops with the call (MCP: none after the response).
         progress?.stop();
         // What the tool wrote before failing is kept, as it would be in an agent turn.
-        await save(store, key, memoryKey, context, memory, snapshot?.userId);
+        await save(store, key, memoryKey, context, memory, snapshot, identity.userId);
         if (progress?.sent && !hasRequestStreams(server)) await settleProgress(extra.sendRequest);
       }
       const result: CallToolResult = { content: [{ type: 'text', text }] };
@@ -350,14 +350,17 @@ async function save(
   memoryKey: MemoryKey,
   context: AgentContext,
   memory: AgentMemory,
-  storedUserId: string | undefined,
+  loaded: SessionSnapshot | undefined,
+  userId: string | undefined,
 ): Promise<void> {
   const changes = context.takeChanges();
   // A call that changed nothing costs no write (the userId is only news for a new session).
-  if (changes.userId === storedUserId) delete changes.userId;
+  if (changes.userId === loaded?.userId) delete changes.userId;
+  // Written only while the session still has the owner this call loaded it with (or, new, this caller).
+  const owner = loaded ? (loaded.userId ?? null) : (userId ?? null);
   const memoryChanges = memory.takeChanges();
   await Promise.all([
-    isEmptySessionChanges(changes) ? undefined : store.saveSession(key, changes),
+    isEmptySessionChanges(changes) ? undefined : store.saveSession(key, { ...changes, owner }),
     isEmptyMemoryChanges(memoryChanges) ? undefined : store.saveMemory(memoryKey, memoryChanges),
   ]);
 }

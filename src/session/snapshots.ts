@@ -35,6 +35,12 @@ export interface SessionSnapshot {
  */
 export interface SessionChanges {
   userId?: string;
+  /**
+   * The owner the writer loaded the session with (null: anonymous). When given, the save is refused
+   * with `SessionForbiddenError`, writing nothing, if the stored session now has another owner (it
+   * was deleted and claimed by someone else meanwhile); a missing session is created as usual.
+   */
+  owner?: string | null;
   set: Record<string, unknown>;
   deleted: string[];
   appended: Message[];

@@ -3,7 +3,7 @@ import { attachIndex, CachedMemoryIndex, type MemoryIndex, type MemorySearchResu
 import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
-import { checkId, checkMemoryKey, checkSessionKey, lastMessages } from './snapshot-rows';
+import { checkId, checkMemoryKey, checkOwner, checkSessionKey, lastMessages } from './snapshot-rows';
 
 /**
  * Keeps sessions and memories in this process, for tests and demos. What a save brings is copied
@@ -35,6 +35,7 @@ export class InMemoryStore implements SessionStore {
       copyForSave(changes, () => `a session save of ${changes.appended.length} messages and ${Object.keys(changes.set).length} state keys`),
     );
     const current = this.sessions.get(k);
+    if (current) checkOwner(key, changes.owner, current.userId);
     // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
     const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
     const history = c.replacedHistory ? c.replacedHistory.slice() : (current?.history ?? []);

@@ -26,6 +26,7 @@ import {
   checkHistoryLimit,
   checkId,
   checkMemoryKey,
+  checkOwner,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -331,10 +332,12 @@ export class PostgresStore implements SessionStore {
         const locked = await db.query(
           `INSERT INTO ${this.s}.sessions (tenant, session_id) VALUES ($1, $2)
          ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
-         RETURNING id, last_seq, (expires_at IS NOT NULL AND expires_at <= now()) AS expired`,
+         RETURNING id, last_seq, user_id, (expires_at IS NOT NULL AND expires_at <= now()) AS expired, (xmax = 0) AS inserted`,
           [tenantOf(key), key.sessionId],
         );
-        const row = locked.rows[0] as { id: string; last_seq: string; expired: boolean };
+        const row = locked.rows[0] as { id: string; last_seq: string; user_id: string | null; expired: boolean; inserted: boolean };
+        // Rolled back with the transaction: the upsert above leaves nothing when the owner changed.
+        if (!row.inserted && !row.expired) checkOwner(key, changes.owner, row.user_id);
         let seq = Number(row.last_seq);
         if (row.expired) {
           // Expired: the session starts over, as if it had been deleted.

@@ -9,6 +9,7 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
+import { SessionForbiddenError } from '../agent/errors';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { requirePeer } from '../errors/optional-peer';
@@ -68,14 +69,21 @@ end
 
 /**
  * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId, hasUserInput, userInput,
- * hasPendingRun, pendingRun, replace, nSet, nDeleted, nReplaced, nAppended, then the set pairs,
+ * hasPendingRun, pendingRun, replace, nSet, nDeleted, nReplaced, nAppended, expected owner ('': any;
+ * 'n': anonymous; 'u' .. id), then the set pairs,
  * deleted keys, replaced and appended messages. One script = one atomic merge.
  */
 const SAVE_SESSION = `${LUA_BATCH}
 -- A session whose meta is gone (deleted, expired) starts empty, even if a sibling key lingers.
-if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('DEL', KEYS[2], KEYS[3]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('DEL', KEYS[2], KEYS[3])
+elseif ARGV[13] ~= '' then
+  -- The owner the writer loaded ('u' .. id, or 'n' for anonymous): another owner now means no write.
+  local owner = redis.call('HGET', KEYS[1], 'userId')
+  if (owner and ('u' .. owner) or 'n') ~= ARGV[13] then return -1 end
+end
 local nSet, nDel, nRep, nApp = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local p = 13
+local p = 14
 for i = 0, nSet - 1 do redis.call('HSET', KEYS[2], ARGV[p + 2 * i], ARGV[p + 2 * i + 1]) end
 p = p + 2 * nSet
 batch('HDEL', KEYS[2], p, p + nDel - 1)
@@ -269,16 +277,19 @@ export class RedisStore implements SessionStore {
       c.deleted.length,
       c.replaced?.length ?? 0,
       c.appended.length,
+      changes.owner === undefined ? '' : changes.owner === null ? 'n' : `u${changes.owner}`,
     ];
     // One array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack.
     const rows = [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
-    return Number(
+    const version = Number(
       await guard(
         'redis',
         () => this.runScript('toolwrightSaveSession', SAVE_SESSION, 3, args, rows),
         () => describeSessionSave(c),
       ),
     );
+    if (version < 0) throw new SessionForbiddenError(key.sessionId);
+    return version;
   }
 
   async deleteSession(key: SessionKey): Promise<void> {

@@ -6,6 +6,7 @@ import {
   ToolwrightError,
   ToolwrightConfigError,
 } from '../errors/errors';
+import { SessionForbiddenError } from '../agent/errors';
 import type { Message } from '../session/message';
 import type {
   MemoryChanges,
@@ -110,6 +111,14 @@ export function tenantOf(key: { tenantId?: string }): string {
  * Every backend failure (down, timeout, locked, closed, unwritable) surfaces as one typed error;
  * a save the backend refuses for its size as StoreLimitError saying what was too large.
  */
+/**
+ * A save that names the owner it loaded the session with is refused when the stored session has
+ * another owner now (deleted and claimed by someone else between the load and the save).
+ */
+export function checkOwner(key: SessionKey, expected: string | null | undefined, stored: string | null | undefined): void {
+  if (expected !== undefined && (stored ?? null) !== expected) throw new SessionForbiddenError(key.sessionId);
+}
+
 export async function guard<T>(store: string, op: () => Promise<T> | T, saving?: () => string): Promise<T> {
   try {
     return await op();

@@ -26,6 +26,7 @@ import {
   checkHistoryLimit,
   checkId,
   checkMemoryKey,
+  checkOwner,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -210,6 +211,7 @@ export class SqliteStore implements SessionStore {
               this.deleteRows(db, row.id);
               row = undefined;
             }
+            if (row) checkOwner(key, changes.owner, row.user_id);
             row ??= this.sql('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *').get(
               tenant,
               key.sessionId,

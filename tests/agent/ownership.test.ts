@@ -124,6 +124,32 @@ describe.each([
     expect(again.requests[0].messages.map((m) => m.content)).toEqual(['hi', 'hi', 'hi again']);
   });
 
+  it("a session deleted and claimed by another user while a run is in flight gets nothing of that run's turn", async () => {
+    const sessionId = sid();
+    for (const [owner, thief] of [
+      ['u-1', 'mallory'],
+      ['u-1', null],
+      [null, 'mallory'],
+    ] as const) {
+      const key = { sessionId: `${sessionId}-${owner}-${thief}` };
+      const me = owner === null ? key : { ...key, userId: owner };
+      await agent(new ScriptedModel([{ text: 'hello' }])).run('hi', me);
+      // While the model answers: the session is deleted and someone else claims it.
+      const model = new ScriptedModel([
+        async () => {
+          await store.deleteSession(key);
+          await store.claimSession(key, thief);
+          return { text: 'my secret answer', toolCalls: [] };
+        },
+      ]);
+      await expect(agent(model).run('tell me my secret', me)).rejects.toBeInstanceOf(SessionForbiddenError);
+      const taken = (await store.loadSession(key))!;
+      expect(taken.userId ?? null).toBe(thief);
+      expect(taken.history).toEqual([]);
+      expect(JSON.stringify(taken)).not.toContain('secret');
+    }
+  });
+
   it('keeps anonymous memory scopes apart from every user id', async () => {
     const sessionId = sid();
     const note = { toolCalls: [{ name: 'remember', arguments: { text: `anonymous secret of ${sessionId}` } }] };

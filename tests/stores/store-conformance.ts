@@ -5,6 +5,7 @@ import type { Message } from '../../src/session/message';
 import type { SessionKey } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
 import { InvalidIdError, StoreUnavailableError } from '../../src/errors/errors';
+import { SessionForbiddenError } from '../../src/agent/errors';
 import { describeMemorySearch } from './memory-search-conformance';
 
 export interface ConformanceStoreOptions {
@@ -334,6 +335,27 @@ export function describeStoreConformance(
       // The claimed session is an ordinary one: saves merge into it.
       await turn(store, key, (c) => c.addMessage(user('first')));
       expect((await store.loadSession(key))!).toMatchObject({ history: [user('first')], version: 1 });
+    });
+
+    it('a save naming the owner it loaded writes nothing when the session now has another owner', async () => {
+      const base = { set: { secret: 'x' }, deleted: [], appended: [user('secret turn')], userInput: 'secret', pendingRun: { runId: 'r' } };
+      for (const [loaded, now] of [
+        ['alice', 'mallory'],
+        ['alice', null],
+        [null, 'mallory'],
+      ] as const) {
+        const key = { sessionId: sid(), tenantId: 't-owner' };
+        await expect(store.claimSession(key, now)).resolves.toBe(now);
+        await expect(store.saveSession(key, { ...base, owner: loaded })).rejects.toBeInstanceOf(SessionForbiddenError);
+        const kept = (await store.loadSession(key))!;
+        expect(kept).toMatchObject({ state: {}, history: [], userInput: null, pendingRun: null, version: 0 });
+        expect(kept.userId ?? null).toBe(now);
+        // The same owner writes as usual; a missing session is created with the save.
+        await expect(store.saveSession(key, { ...base, owner: now })).resolves.toBe(1);
+        const fresh = { sessionId: sid() };
+        await expect(store.saveSession(fresh, { ...base, userId: 'alice', owner: 'alice' })).resolves.toBe(1);
+        expect((await store.loadSession(fresh))!).toMatchObject({ userId: 'alice', history: [user('secret turn')] });
+      }
     });
 
     it('swaps a pending run only when it is still the one expected: of 20 swaps at once, one wins', async () => {
