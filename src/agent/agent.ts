@@ -1,4 +1,5 @@
 import { ModelError, ToolwrightConfigError } from '../errors/errors';
+import { Cancellation, onAbort } from '../registry/cancellation';
 import { ToolRegistry } from '../registry/tool-registry';
 import { SqliteStore } from '../stores/sqlite.store';
 import type { ToolCall } from '../session/message';
@@ -83,16 +84,16 @@ export class Agent {
    * on the first read.
    */
   stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, (emit, signal) => this.begin(input, { ...options, signal }, emit));
+    return new RunEventStream(options.signal, (emit, cancel) => this.begin(input, options, emit, cancel));
   }
 
   /** `resume` (approve / reject) as events, as `stream` yields them. */
   streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, (emit, signal) => this.continue({ ...options, signal }, decisions, emit));
+    return new RunEventStream(options.signal, (emit, cancel) => this.continue(options, decisions, emit, cancel));
   }
 
-  private async begin(input: string, options: RunOptions, emit: RunState['emit']): Promise<RunResult> {
-    const { state, pending } = await this.runs.open(options, input);
+  private async begin(input: string, options: RunOptions, emit: RunState['emit'], cancel?: Cancellation): Promise<RunResult> {
+    const { state, pending } = await this.runs.open(options, input, cancel ?? options.signal);
     if (pending)
       throw new RunPausedError(
         options.sessionId,
@@ -119,9 +120,10 @@ export class Agent {
     options: ResumeOptions,
     decisions: Readonly<Record<string, ApprovalDecision>>,
     emit: RunState['emit'],
+    cancel?: Cancellation,
   ): Promise<RunResult> {
     const approver = approverOf(options.approver);
-    const { state, pending } = await this.runs.open(options, undefined);
+    const { state, pending } = await this.runs.open(options, undefined, cancel ?? options.signal);
     if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
     const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) => this.tools.checkEdit(approval, edited));
     state.emit = emit;
@@ -219,12 +221,7 @@ export class Agent {
       const selection = selected instanceof Promise ? await selected : selected;
       let response: ModelResponse;
       try {
-        const request: ModelRequest = {
-          instructions: state.instructions,
-          messages: context.getConversationHistory(),
-          tools: selection.definitions,
-          signal: state.signal,
-        };
+        const request = modelRequest(state, selection);
         response = await this.traceTurn(state, request, () =>
           state.emit ? this.streamTurn(state, request) : this.model.generate(request),
         );
@@ -296,13 +293,13 @@ export class Agent {
       return response;
     }
     const parts = this.model.stream(request)[Symbol.asyncIterator]();
-    const signal = request.signal;
-    let stop: (() => void) | undefined;
+    // The run's own cancellation, not request.signal: reading that would create an AbortSignal the model may never use.
+    const signal = state.signal;
+    let unlink: (() => void) | undefined;
     const aborted =
       signal &&
       new Promise<never>((_, reject) => {
-        stop = () => reject(new Error('The run was cancelled while the model streamed.', { cause: signal.reason }));
-        signal.addEventListener('abort', stop, { once: true });
+        unlink = onAbort(signal, () => reject(new Error('The run was cancelled while the model streamed.', { cause: signal.reason })));
       });
     aborted?.catch(() => undefined);
     try {
@@ -314,7 +311,7 @@ export class Agent {
         else if (part.type === 'finish') return part.response;
       }
     } finally {
-      if (stop) signal!.removeEventListener('abort', stop);
+      unlink?.();
       void parts.return?.()?.catch(() => undefined);
     }
   }
@@ -355,6 +352,23 @@ export class Agent {
     };
     return traceModelCall(tracer, this.tracing, info, request, call);
   }
+}
+
+/** A model turn's request; under a streamed run's Cancellation, `signal` is created only if the model reads it. */
+function modelRequest(state: RunState, selection: CatalogSelection): ModelRequest {
+  const instructions = state.instructions;
+  const messages = state.context.getConversationHistory();
+  const tools = selection.definitions;
+  const cancel = state.signal;
+  if (!(cancel instanceof Cancellation)) return { instructions, messages, tools, signal: cancel };
+  return {
+    instructions,
+    messages,
+    tools,
+    get signal() {
+      return cancel.signal;
+    },
+  };
 }
 
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });

@@ -1,3 +1,4 @@
+import { Cancellation } from '../registry/cancellation';
 import type { AgentEvent } from './events';
 
 /** Why a run's signal fires when its stream consumer leaves the loop early. */
@@ -25,11 +26,12 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
   private failed = false;
   private error: unknown;
   private closed = false;
-  private readonly controller = new AbortController();
+  /** Created on the first read: a stream never read links nothing to the caller's signal. */
+  private cancel?: Cancellation;
 
   constructor(
     private readonly outer: AbortSignal | undefined,
-    private readonly start: (emit: (event: AgentEvent) => void, signal: AbortSignal) => Promise<unknown>,
+    private readonly start: (emit: (event: AgentEvent) => void, cancel: Cancellation) => Promise<unknown>,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -48,7 +50,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.closed = true;
     this.queue.length = this.head = 0;
     if (running && !this.settled) {
-      this.controller.abort(new StreamClosedReason());
+      this.cancel!.abort(new StreamClosedReason());
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
@@ -57,7 +59,8 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
   }
 
   private begin(): void {
-    const signal = this.outer ? AbortSignal.any([this.outer, this.controller.signal]) : this.controller.signal;
+    // No AbortSignal here: the run's Cancellation creates one only when a tool or the model reads it.
+    const cancel = (this.cancel = new Cancellation(this.outer));
     const emit = (event: AgentEvent) => {
       if (this.closed) return;
       const waiting = this.waiting.shift();
@@ -69,7 +72,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     };
     let started: Promise<unknown>;
     try {
-      started = this.start(emit, signal);
+      started = this.start(emit, cancel);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's own (typed) error, passed on unchanged
       started = Promise.reject(error);
@@ -81,6 +84,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
   }
 
   private finish(failed: boolean, error: unknown): void {
+    this.cancel!.dispose();
     this.settled = true;
     this.failed = failed;
     this.error = error;
