@@ -284,15 +284,28 @@ export class Agent {
    * arrives), else `generate` as one delta. A stream that ends without `finish`, or a consumer
    * that left while the model ignores the signal, ends the turn with an error.
    */
-  private async streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
+  private streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
+    if (this.model.stream) return this.streamParts(state, request);
+    const turn = state.turns + 1;
+    let generated: Promise<ModelResponse>;
+    try {
+      generated = Promise.resolve(this.model.generate(request));
+    } catch (error) {
+      // As from an async function: a model that throws fails the turn (ModelCallFailedError), unchanged.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the model's own error, passed on as is
+      return Promise.reject(error);
+    }
+    // A plain `then`, not an async function: its suspended frame costs more than the turn's one delta.
+    return generated.then((response) => {
+      if (response.content) state.emit!({ type: 'text-delta', runId: state.runId, turn, delta: response.content });
+      return response;
+    });
+  }
+
+  private async streamParts(state: RunState, request: ModelRequest): Promise<ModelResponse> {
     const emit = state.emit!;
     const turn = state.turns + 1;
-    if (!this.model.stream) {
-      const response = await this.model.generate(request);
-      if (response.content) emit({ type: 'text-delta', runId: state.runId, turn, delta: response.content });
-      return response;
-    }
-    const parts = this.model.stream(request)[Symbol.asyncIterator]();
+    const parts = this.model.stream!(request)[Symbol.asyncIterator]();
     // The run's own cancellation, not request.signal: reading that would create an AbortSignal the model may never use.
     const signal = state.signal;
     let unlink: (() => void) | undefined;
@@ -356,20 +369,24 @@ export class Agent {
 
 /** A model turn's request; under a streamed run's Cancellation, `signal` is created only if the model reads it. */
 function modelRequest(state: RunState, selection: CatalogSelection): ModelRequest {
+  const cancel = state.signal;
   const instructions = state.instructions;
   const messages = state.context.getConversationHistory();
   const tools = selection.definitions;
-  const cancel = state.signal;
   if (!(cancel instanceof Cancellation)) return { instructions, messages, tools, signal: cancel };
-  return {
-    instructions,
-    messages,
-    tools,
-    get signal() {
-      return cancel.signal;
-    },
-  };
+  const request = { instructions, messages, tools, [RUN]: cancel };
+  // An own, enumerable getter shared by every request (a model wrapper's `{ ...request }` still carries the signal);
+  // a getter in the literal would give every request its own hidden class.
+  return Object.defineProperty(request, 'signal', LAZY_SIGNAL);
 }
+
+const RUN = Symbol('run');
+const LAZY_SIGNAL: PropertyDescriptor = {
+  get(this: { [RUN]: Cancellation }) {
+    return this[RUN].signal;
+  },
+  enumerable: true,
+};
 
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 

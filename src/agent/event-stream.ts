@@ -16,11 +16,25 @@ export class StreamClosedReason extends Error {
  * session is well-formed when the loop is left. A run that fails makes the iterator throw its
  * error after the events before it.
  */
+type Resolve = (result: IteratorResult<AgentEvent>) => void;
+type Reject = (error: unknown) => void;
+
 export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
-  private readonly queue: AgentEvent[] = [];
+  /**
+   * Events not yet read, [head, tail); created when the run first gets ahead of its reader. Both
+   * lists are reused by index, never truncated (truncating frees the array's storage, so the next
+   * push would allocate it again).
+   */
+  private queue?: (AgentEvent | undefined)[];
   private head = 0;
-  /** Reads waiting for an event (more than one only when a caller does not await each `next()`). */
-  private readonly waiting: { resolve: (r: IteratorResult<AgentEvent>) => void; reject: (error: unknown) => void }[] = [];
+  private tail = 0;
+  /**
+   * Reads waiting for an event (more than one only when a caller does not await each `next()`),
+   * as resolve, reject pairs in [waitHead, waitTail): no object or closure per read, only its promise.
+   */
+  private readonly waiting: (Resolve | Reject | undefined)[] = [];
+  private waitHead = 0;
+  private waitTail = 0;
   private running?: Promise<void>;
   private settled = false;
   private failed = false;
@@ -40,22 +54,38 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
 
   next(): Promise<IteratorResult<AgentEvent>> {
     if (!this.running && !this.closed) this.begin();
-    if (this.head < this.queue.length) return Promise.resolve({ value: this.take(), done: false });
+    if (this.head < this.tail) return Promise.resolve({ value: this.take(), done: false });
     if (this.closed || this.settled) return this.end();
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+    return new Promise(this.park);
   }
 
   async return(): Promise<IteratorResult<AgentEvent>> {
     const running = this.running;
     this.closed = true;
-    this.queue.length = this.head = 0;
+    this.queue = undefined;
+    this.head = this.tail = 0;
     if (running && !this.settled) {
       this.cancel!.abort(new StreamClosedReason());
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
-    for (const waiting of this.waiting.splice(0)) waiting.resolve({ value: undefined, done: true });
-    return { value: undefined, done: true };
+    for (const [resolve] of this.unparkAll()) resolve(DONE);
+    return DONE;
+  }
+
+  /** The executor of every read that waits (one function per stream, not one per read). */
+  private readonly park = (resolve: Resolve, reject: Reject): void => {
+    this.waiting[this.waitTail++] = resolve;
+    this.waiting[this.waitTail++] = reject;
+  };
+
+  /** Every waiting read, oldest first, removed from the waiting. */
+  private unparkAll(): [Resolve, Reject][] {
+    const pairs: [Resolve, Reject][] = [];
+    const waiting = this.waiting;
+    for (let i = this.waitHead; i < this.waitTail; i += 2) pairs.push([waiting[i] as Resolve, waiting[i + 1] as Reject]);
+    waiting.length = this.waitHead = this.waitTail = 0;
+    return pairs;
   }
 
   private begin(): void {
@@ -63,12 +93,17 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     const cancel = (this.cancel = new Cancellation(this.outer));
     const emit = (event: AgentEvent) => {
       if (this.closed) return;
-      const waiting = this.waiting.shift();
-      if (waiting) {
-        waiting.resolve({ value: event, done: false });
-      } else {
-        this.queue.push(event);
+      const waiting = this.waiting;
+      const at = this.waitHead;
+      if (at === this.waitTail) {
+        (this.queue ??= [])[this.tail++] = event;
+        return;
       }
+      const resolve = waiting[at] as Resolve;
+      waiting[at] = waiting[at + 1] = undefined;
+      if (at + 2 === this.waitTail) this.waitHead = this.waitTail = 0;
+      else this.waitHead = at + 2;
+      resolve({ value: event, done: false });
     };
     let started: Promise<unknown>;
     try {
@@ -88,24 +123,29 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.settled = true;
     this.failed = failed;
     this.error = error;
-    for (const waiting of this.waiting.splice(0)) void this.end().then(waiting.resolve, waiting.reject);
+    if (this.waitHead === this.waitTail) return;
+    for (const [resolve, reject] of this.unparkAll()) void this.end().then(resolve, reject);
   }
 
   /** After the last event: the run's error once, then done. */
   private end(): Promise<IteratorResult<AgentEvent>> {
+    this.closed = true;
     if (this.failed) {
       this.failed = false;
-      this.closed = true;
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's own error, unchanged (typed, as run() throws it)
       return Promise.reject(this.error);
     }
-    this.closed = true;
-    return Promise.resolve({ value: undefined, done: true });
+    return Promise.resolve(DONE);
   }
 
   private take(): AgentEvent {
-    const event = this.queue[this.head++];
-    if (this.head === this.queue.length) this.queue.length = this.head = 0;
+    const queue = this.queue!;
+    const event = queue[this.head]!;
+    queue[this.head++] = undefined;
+    if (this.head === this.tail) this.head = this.tail = 0;
     return event;
   }
 }
+
+/** Shared and frozen: a finished read carries nothing of its own. */
+const DONE: IteratorResult<AgentEvent> = Object.freeze({ value: undefined, done: true });

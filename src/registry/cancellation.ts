@@ -9,7 +9,7 @@ export class Cancellation {
   reason: unknown = undefined;
   private controller?: AbortController;
   /** Internal listeners (the registry's per-call race, a streamed model turn): a plain list, no EventTarget. */
-  private listeners: (() => void)[] = [];
+  private listeners?: (() => void)[];
   private readonly outer?: AbortSignal;
   private readonly onOuterAbort?: () => void;
 
@@ -43,17 +43,17 @@ export class Cancellation {
     this.dispose();
     this.controller?.abort(reason);
     const listeners = this.listeners;
-    this.listeners = [];
-    for (const listener of listeners) listener();
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   onAbort(listener: () => void): void {
-    this.listeners.push(listener);
+    (this.listeners ??= []).push(listener);
   }
 
   offAbort(listener: () => void): void {
-    const i = this.listeners.indexOf(listener);
-    if (i >= 0) this.listeners.splice(i, 1);
+    const i = this.listeners?.indexOf(listener) ?? -1;
+    if (i >= 0) this.listeners!.splice(i, 1);
   }
 
   /** Unlinks the caller's signal (the run is over: a long-lived outer signal must not keep it). */

@@ -304,25 +304,41 @@ function executionError(name: string, error: unknown, expose: boolean): Toolwrig
 
 function callInfo(context: AgentContext, name: string, options: CallOptions | undefined, cancel: CancelSource | undefined): ToolCallInfo {
   const toolCallId = options?.toolCallId ?? 'direct';
-  const logicalCallId = options?.logicalCallId ?? toolCallId;
-  let key: string | undefined;
-  return {
-    id: toolCallId,
-    name,
-    // A run's Cancellation creates its AbortSignal only here, on the tool's first read (most tools never ask).
-    get signal() {
-      return cancel instanceof Cancellation ? cancel.signal : cancel;
-    },
-    onProgress: options?.onProgress,
-    // Hashed on first read (most tools never ask). Stable across retries and resumes of the
-    // same model call; opaque, so it leaks no ids.
-    get idempotencyKey() {
-      return (key ??= createHash('sha256')
-        .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${logicalCallId}`)
-        .digest('hex')
-        .slice(0, 32));
-    },
-  };
+  return new CallInfo(toolCallId, name, options?.onProgress, context, options?.logicalCallId ?? toolCallId, cancel);
+}
+
+/**
+ * What a tool sees on `context.toolCall`. A class, not an object literal with getters: V8 gives
+ * every such literal its own hidden class (microseconds a call); here the getters are shared.
+ */
+class CallInfo implements ToolCallInfo {
+  private key?: string;
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly onProgress: ToolCallInfo['onProgress'],
+    private readonly context: AgentContext,
+    private readonly logicalCallId: string,
+    private readonly cancel: CancelSource | undefined,
+  ) {}
+
+  /** A run's Cancellation creates its AbortSignal only here, on the tool's first read (most tools never ask). */
+  get signal(): AbortSignal | undefined {
+    const cancel = this.cancel;
+    return cancel instanceof Cancellation ? cancel.signal : cancel;
+  }
+
+  /**
+   * Hashed on first read (most tools never ask). Stable across retries and resumes of the same
+   * model call; opaque, so it leaks no ids.
+   */
+  get idempotencyKey(): string {
+    return (this.key ??= createHash('sha256')
+      .update(`${this.context.tenantId ?? ''}\u0000${this.context.sessionId}\u0000${this.logicalCallId}`)
+      .digest('hex')
+      .slice(0, 32));
+  }
 }
 
 /**
