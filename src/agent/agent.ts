@@ -222,9 +222,11 @@ export class Agent {
       let response: ModelResponse;
       try {
         const request = modelRequest(state, selection);
-        response = await this.traceTurn(state, request, () =>
-          state.emit ? this.streamTurn(state, request) : this.model.generate(request),
-        );
+        const streams = state.emit !== undefined && this.model.stream !== undefined;
+        response = await this.traceTurn(state, request, () => (streams ? this.streamTurn(state, request) : this.model.generate(request)));
+        // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
+        if (state.emit && !streams && response.content)
+          state.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
       } catch (error) {
         throw new ModelCallFailedError(this.model.name, state.key.sessionId, context.getConversationHistory(), error);
       }
@@ -280,29 +282,11 @@ export class Agent {
   }
 
   /**
-   * One model turn for a stream consumer: `model.stream` when the model has it (text as it
-   * arrives), else `generate` as one delta. A stream that ends without `finish`, or a consumer
-   * that left while the model ignores the signal, ends the turn with an error.
+   * One model turn for a stream consumer, through `model.stream` (text as it arrives; a model
+   * without it answers through `generate`, as one delta). A stream that ends without `finish`, or
+   * a consumer that left while the model ignores the signal, ends the turn with an error.
    */
-  private streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
-    if (this.model.stream) return this.streamParts(state, request);
-    const turn = state.turns + 1;
-    let generated: Promise<ModelResponse>;
-    try {
-      generated = Promise.resolve(this.model.generate(request));
-    } catch (error) {
-      // As from an async function: a model that throws fails the turn (ModelCallFailedError), unchanged.
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the model's own error, passed on as is
-      return Promise.reject(error);
-    }
-    // A plain `then`, not an async function: its suspended frame costs more than the turn's one delta.
-    return generated.then((response) => {
-      if (response.content) state.emit!({ type: 'text-delta', runId: state.runId, turn, delta: response.content });
-      return response;
-    });
-  }
-
-  private async streamParts(state: RunState, request: ModelRequest): Promise<ModelResponse> {
+  private async streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
     const emit = state.emit!;
     const turn = state.turns + 1;
     const parts = this.model.stream!(request)[Symbol.asyncIterator]();

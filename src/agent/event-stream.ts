@@ -32,7 +32,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
    * Reads waiting for an event (more than one only when a caller does not await each `next()`),
    * as resolve, reject pairs in [waitHead, waitTail): no object or closure per read, only its promise.
    */
-  private readonly waiting: (Resolve | Reject | undefined)[] = [];
+  private readonly waiting: (Resolve | Reject | undefined)[] = [undefined, undefined];
   private waitHead = 0;
   private waitTail = 0;
   private running?: Promise<void>;
@@ -69,7 +69,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
-    for (const [resolve] of this.unparkAll()) resolve(DONE);
+    this.unparkAll((resolve) => resolve(DONE));
     return DONE;
   }
 
@@ -79,13 +79,18 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.waiting[this.waitTail++] = reject;
   };
 
-  /** Every waiting read, oldest first, removed from the waiting. */
-  private unparkAll(): [Resolve, Reject][] {
-    const pairs: [Resolve, Reject][] = [];
+  /** Removes every waiting read and hands each, oldest first, to `settle`. */
+  private unparkAll(settle: (resolve: Resolve, reject: Reject) => void): void {
     const waiting = this.waiting;
-    for (let i = this.waitHead; i < this.waitTail; i += 2) pairs.push([waiting[i] as Resolve, waiting[i + 1] as Reject]);
-    waiting.length = this.waitHead = this.waitTail = 0;
-    return pairs;
+    const from = this.waitHead;
+    const to = this.waitTail;
+    this.waitHead = this.waitTail = 0;
+    for (let i = from; i < to; i += 2) {
+      const resolve = waiting[i] as Resolve;
+      const reject = waiting[i + 1] as Reject;
+      waiting[i] = waiting[i + 1] = undefined;
+      settle(resolve, reject);
+    }
   }
 
   private begin(): void {
@@ -123,8 +128,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.settled = true;
     this.failed = failed;
     this.error = error;
-    if (this.waitHead === this.waitTail) return;
-    for (const [resolve, reject] of this.unparkAll()) void this.end().then(resolve, reject);
+    if (this.waitHead !== this.waitTail) this.unparkAll((resolve, reject) => void this.end().then(resolve, reject));
   }
 
   /** After the last event: the run's error once, then done. */
