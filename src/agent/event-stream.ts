@@ -101,7 +101,8 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
       const waiting = this.waiting;
       const at = this.waitHead;
       if (at === this.waitTail) {
-        (this.queue ??= [])[this.tail++] = event;
+        // Two slots: the reader is rarely more than one event behind (the array grows if it is).
+        (this.queue ??= [undefined, undefined])[this.tail++] = event;
         return;
       }
       const resolve = waiting[at] as Resolve;
@@ -128,7 +129,15 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.settled = true;
     this.failed = failed;
     this.error = error;
-    if (this.waitHead !== this.waitTail) this.unparkAll((resolve, reject) => void this.end().then(resolve, reject));
+    // Reads waiting now (the queue is empty): the run's error to the first, done to the others, as `end` gives them.
+    if (this.waitHead !== this.waitTail) {
+      this.unparkAll((resolve, reject) => {
+        this.closed = true;
+        if (!this.failed) return resolve(DONE);
+        this.failed = false;
+        reject(this.error);
+      });
+    }
   }
 
   /** After the last event: the run's error once, then done. */
