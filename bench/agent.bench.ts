@@ -218,11 +218,17 @@ const median = (values: number[]) => {
 };
 
 let counter = 0;
-async function measure(run: RunOnce, n: number): Promise<number> {
+/** µs a run (wall clock); `cpu` gets this process's CPU µs a run (user + system), which other processes' load disturbs less. */
+async function measure(run: RunOnce, n: number, cpu?: number[]): Promise<number> {
   const start = process.hrtime.bigint();
+  const startCpu = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const out = await run(counter++);
     if (out !== FINAL_TEXT) throw new Error(`unexpected output: ${out}`);
+  }
+  if (cpu) {
+    const used = process.cpuUsage(startCpu);
+    cpu.push((used.user + used.system) / n);
   }
   return Number(process.hrtime.bigint() - start) / 1000 / n;
 }
@@ -256,19 +262,25 @@ async function pair(a: string, b: string): Promise<void> {
   const blocks = option('blocks', 60);
   const n = option('n', 300);
   const us: Record<string, number[]> = { [a]: [], [b]: [] };
+  const cpu: Record<string, number[]> = { [a]: [], [b]: [] };
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const loadBefore = os.loadavg()[0];
   for (let k = 0; k < blocks; k++) {
     const first = k % 2 === 0;
-    const x = await measure(first ? runA : runB, n);
-    const y = await measure(first ? runB : runA, n);
+    const x = await measure(first ? runA : runB, n, cpu[first ? a : b]);
+    const y = await measure(first ? runB : runA, n, cpu[first ? b : a]);
     const [ua, ub] = first ? [x, y] : [y, x];
     us[a].push(ua);
     us[b].push(ub);
     ratios.push(ub / ua);
+    cpuRatios.push(cpu[b][k] / cpu[a][k]);
   }
   console.log(
-    `${CONTENDERS[a].label}: ${median(us[a]).toFixed(2)} µs; ${CONTENDERS[b].label}: ${median(us[b]).toFixed(2)} µs; ` +
-      `${b} / ${a}: ${median(ratios).toFixed(3)}× (median of ${blocks} alternating blocks of ${n} runs; load average ${os.loadavg()[0].toFixed(1)})`,
+    `${CONTENDERS[a].label}: ${median(us[a]).toFixed(2)} µs (CPU ${median(cpu[a]).toFixed(2)}); ` +
+      `${CONTENDERS[b].label}: ${median(us[b]).toFixed(2)} µs (CPU ${median(cpu[b]).toFixed(2)}); ` +
+      `${b} / ${a}: ${median(ratios).toFixed(3)}× wall, ${median(cpuRatios).toFixed(3)}× CPU ` +
+      `(medians of ${blocks} alternating blocks of ${n} runs; load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)})`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { ModelError, ToolwrightConfigError } from '../errors/errors';
+import { Cancellation, onAbort } from '../registry/cancellation';
 import { ToolRegistry } from '../registry/tool-registry';
 import { SqliteStore } from '../stores/sqlite.store';
 import type { ToolCall } from '../session/message';
@@ -83,16 +84,16 @@ export class Agent {
    * on the first read.
    */
   stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, (emit, signal) => this.begin(input, { ...options, signal }, emit));
+    return new RunEventStream(options.signal, (emit, cancel) => this.begin(input, options, emit, cancel));
   }
 
   /** `resume` (approve / reject) as events, as `stream` yields them. */
   streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, (emit, signal) => this.continue({ ...options, signal }, decisions, emit));
+    return new RunEventStream(options.signal, (emit, cancel) => this.continue(options, decisions, emit, cancel));
   }
 
-  private async begin(input: string, options: RunOptions, emit: RunState['emit']): Promise<RunResult> {
-    const { state, pending } = await this.runs.open(options, input);
+  private async begin(input: string, options: RunOptions, emit: RunState['emit'], cancel?: Cancellation): Promise<RunResult> {
+    const { state, pending } = await this.runs.open(options, input, cancel ?? options.signal);
     if (pending)
       throw new RunPausedError(
         options.sessionId,
@@ -119,9 +120,10 @@ export class Agent {
     options: ResumeOptions,
     decisions: Readonly<Record<string, ApprovalDecision>>,
     emit: RunState['emit'],
+    cancel?: Cancellation,
   ): Promise<RunResult> {
     const approver = approverOf(options.approver);
-    const { state, pending } = await this.runs.open(options, undefined);
+    const { state, pending } = await this.runs.open(options, undefined, cancel ?? options.signal);
     if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
     const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) => this.tools.checkEdit(approval, edited));
     state.emit = emit;
@@ -219,15 +221,12 @@ export class Agent {
       const selection = selected instanceof Promise ? await selected : selected;
       let response: ModelResponse;
       try {
-        const request: ModelRequest = {
-          instructions: state.instructions,
-          messages: context.getConversationHistory(),
-          tools: selection.definitions,
-          signal: state.signal,
-        };
-        response = await this.traceTurn(state, request, () =>
-          state.emit ? this.streamTurn(state, request) : this.model.generate(request),
-        );
+        const request = modelRequest(state, selection);
+        const streams = state.emit !== undefined && this.model.stream !== undefined;
+        response = await this.traceTurn(state, request, () => (streams ? this.streamTurn(state, request) : this.model.generate(request)));
+        // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
+        if (state.emit && !streams && response.content)
+          state.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
       } catch (error) {
         throw new ModelCallFailedError(this.model.name, state.key.sessionId, context.getConversationHistory(), error);
       }
@@ -283,26 +282,21 @@ export class Agent {
   }
 
   /**
-   * One model turn for a stream consumer: `model.stream` when the model has it (text as it
-   * arrives), else `generate` as one delta. A stream that ends without `finish`, or a consumer
-   * that left while the model ignores the signal, ends the turn with an error.
+   * One model turn for a stream consumer, through `model.stream` (text as it arrives; a model
+   * without it answers through `generate`, as one delta). A stream that ends without `finish`, or
+   * a consumer that left while the model ignores the signal, ends the turn with an error.
    */
   private async streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
     const emit = state.emit!;
     const turn = state.turns + 1;
-    if (!this.model.stream) {
-      const response = await this.model.generate(request);
-      if (response.content) emit({ type: 'text-delta', runId: state.runId, turn, delta: response.content });
-      return response;
-    }
-    const parts = this.model.stream(request)[Symbol.asyncIterator]();
-    const signal = request.signal;
-    let stop: (() => void) | undefined;
+    const parts = this.model.stream!(request)[Symbol.asyncIterator]();
+    // The run's own cancellation, not request.signal: reading that would create an AbortSignal the model may never use.
+    const signal = state.signal;
+    let unlink: (() => void) | undefined;
     const aborted =
       signal &&
       new Promise<never>((_, reject) => {
-        stop = () => reject(new Error('The run was cancelled while the model streamed.', { cause: signal.reason }));
-        signal.addEventListener('abort', stop, { once: true });
+        unlink = onAbort(signal, () => reject(new Error('The run was cancelled while the model streamed.', { cause: signal.reason })));
       });
     aborted?.catch(() => undefined);
     try {
@@ -314,7 +308,7 @@ export class Agent {
         else if (part.type === 'finish') return part.response;
       }
     } finally {
-      if (stop) signal!.removeEventListener('abort', stop);
+      unlink?.();
       void parts.return?.()?.catch(() => undefined);
     }
   }
@@ -356,6 +350,29 @@ export class Agent {
     return traceModelCall(tracer, this.tracing, info, request, call);
   }
 }
+
+/** A model turn's request; under a streamed run's Cancellation, `signal` is created only if the model reads it. */
+function modelRequest(state: RunState, selection: CatalogSelection): ModelRequest {
+  const cancel = state.signal;
+  const instructions = state.instructions;
+  const messages = state.context.getConversationHistory();
+  const tools = selection.definitions;
+  if (!(cancel instanceof Cancellation)) return { instructions, messages, tools, signal: cancel };
+  const request = { instructions, messages, tools };
+  RUNS.set(request, cancel);
+  // An own, enumerable getter shared by every request (a model wrapper's `{ ...request }` still carries the signal);
+  // a getter in the literal would give every request its own hidden class. The run is kept beside the request, not
+  // on it, so the request has no key a model or a test would not expect.
+  return Object.defineProperty(request, 'signal', LAZY_SIGNAL);
+}
+
+const RUNS = new WeakMap<object, Cancellation>();
+const LAZY_SIGNAL: PropertyDescriptor = {
+  get(this: object) {
+    return RUNS.get(this)?.signal;
+  },
+  enumerable: true,
+};
 
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 

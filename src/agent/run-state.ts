@@ -4,6 +4,7 @@ import { AgentMemory } from '../session/agent-memory';
 import type { Message, ToolCall } from '../session/message';
 import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
 import { checkId } from '../stores/snapshot-rows';
+import type { CancelSource } from '../registry/cancellation';
 import type { SessionStore } from '../stores/store';
 import { ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
 import type { AgentEvent } from './events';
@@ -52,7 +53,8 @@ export interface RunState {
   instructions?: string;
   input: string;
   userId?: string;
-  signal?: AbortSignal;
+  /** The caller's signal (`run`), or a streamed run's Cancellation (its AbortSignal created only when read). */
+  signal?: CancelSource;
   tags?: readonly string[];
   startedAt: number;
   resumed: boolean;
@@ -86,8 +88,12 @@ export class RunStore {
     private readonly options: Pick<AgentOptions, 'instructions' | 'historyLimit'> & { memoryAtStart: boolean; resumeLeaseMs: number },
   ) {}
 
-  async open(options: RunOptions, input: string | undefined): Promise<{ state: RunState; pending?: StoredRun }> {
-    if (options.signal?.aborted) throw new RunAbortedError(options.sessionId, [], options.signal.reason);
+  async open(
+    options: RunOptions,
+    input: string | undefined,
+    signal: CancelSource | undefined = options.signal,
+  ): Promise<{ state: RunState; pending?: StoredRun }> {
+    if (signal?.aborted) throw new RunAbortedError(options.sessionId, [], signal.reason);
     const { historyLimit, memoryAtStart } = this.options;
     const key: SessionKey = { sessionId: options.sessionId, tenantId: options.tenantId };
     if (options.userId !== undefined) checkId('userId', options.userId);
@@ -134,7 +140,7 @@ export class RunStore {
       instructions,
       input: input ?? pending?.input ?? '',
       userId: options.userId,
-      signal: options.signal,
+      signal,
       tags: options.tags,
       startedAt: resumed && pending ? pending.startedAt : Date.now(),
       resumed,

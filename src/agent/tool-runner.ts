@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError, type ErrorCode } from '../errors/errors';
+import { Cancellation, RUN_CANCELLATION } from '../registry/cancellation';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import type { ToolProgress } from '../session/agent-context';
 import type { ToolCall } from '../session/message';
@@ -220,7 +221,8 @@ export class ToolRunner {
         // The logical call (run, model turn, place in the response): stable across resumes and a retried
         // resume, distinct across runs even when a provider restarts its call ids every response.
         logicalCallId: `${state.runId}:${state.turns}:${index}`,
-        signal: state.signal,
+        signal: state.signal instanceof Cancellation ? undefined : state.signal,
+        [RUN_CANCELLATION]: state.signal instanceof Cancellation ? state.signal : undefined,
         timeoutMs: plan?.timeoutMs,
         onProgress: state.emit && progressTo(state.emit, state.runId, call),
       });

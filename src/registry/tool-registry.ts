@@ -24,6 +24,7 @@ import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldEr
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import type { TracingOptions } from '../tracing/options';
 import { activeTracer, traceToolCall } from '../tracing/tracing';
+import { Cancellation, onAbort as onAbortOf, RUN_CANCELLATION, type CancelSource } from './cancellation';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
 
@@ -61,6 +62,8 @@ export interface CallOptions {
   approved?: boolean;
   /** Where the tool's `context.reportProgress` goes (a stream consumer, an MCP progress token). */
   onProgress?: (progress: ToolProgress) => void;
+  /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
+  [RUN_CANCELLATION]?: Cancellation;
 }
 
 /** What `check` found: the call may go ahead, possibly after a human decision. */
@@ -253,8 +256,9 @@ export class ToolRegistry {
       throw input;
     }
     const timeoutMs = options?.timeoutMs ?? entry.timeoutMs;
+    const cancel = options?.[RUN_CANCELLATION] ?? options?.signal;
     let result: unknown;
-    if (timeoutMs === undefined && options?.signal === undefined) {
+    if (timeoutMs === undefined && cancel === undefined) {
       const ctx =
         options?.toolCallId === undefined && options?.logicalCallId === undefined && options?.onProgress === undefined
           ? context
@@ -266,10 +270,10 @@ export class ToolRegistry {
         throw executionError(name, error, entry.exposeErrors);
       }
     } else if (timeoutMs === undefined) {
-      result = runWithSignal(entry, input, context, memory, options!.signal!, options!);
+      result = runWithSignal(entry, input, context, memory, cancel!, options!);
       if (result instanceof Promise) result = await result;
     } else {
-      result = await runGuarded(entry, input, context, memory, timeoutMs, options);
+      result = await runGuarded(entry, input, context, memory, timeoutMs, cancel, options);
     }
     return entry.serialize(result);
   }
@@ -298,41 +302,62 @@ function executionError(name: string, error: unknown, expose: boolean): Toolwrig
   return error instanceof ModelRetryError ? error : new ToolExecutionError(name, error, expose);
 }
 
-function callInfo(context: AgentContext, name: string, options: CallOptions | undefined, signal: AbortSignal | undefined): ToolCallInfo {
+function callInfo(context: AgentContext, name: string, options: CallOptions | undefined, cancel: CancelSource | undefined): ToolCallInfo {
   const toolCallId = options?.toolCallId ?? 'direct';
-  const logicalCallId = options?.logicalCallId ?? toolCallId;
-  let key: string | undefined;
-  return {
-    id: toolCallId,
-    name,
-    signal,
-    onProgress: options?.onProgress,
-    // Hashed on first read (most tools never ask). Stable across retries and resumes of the
-    // same model call; opaque, so it leaks no ids.
-    get idempotencyKey() {
-      return (key ??= createHash('sha256')
-        .update(`${context.tenantId ?? ''}\u0000${context.sessionId}\u0000${logicalCallId}`)
-        .digest('hex')
-        .slice(0, 32));
-    },
-  };
+  return new CallInfo(toolCallId, name, options?.onProgress, context, options?.logicalCallId ?? toolCallId, cancel);
 }
 
 /**
- * A caller's signal and no timeout (every MCP call): the tool sees that signal itself, so no
- * AbortController or Promise.race is needed; an abort listener exists only while an async tool
- * runs, so that a tool ignoring the signal still fails with ABORTED at once.
+ * What a tool sees on `context.toolCall`. A class, not an object literal with getters: V8 gives
+ * every such literal its own hidden class (microseconds a call); here the getters are shared.
+ */
+class CallInfo implements ToolCallInfo {
+  private key?: string;
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly onProgress: ToolCallInfo['onProgress'],
+    private readonly context: AgentContext,
+    private readonly logicalCallId: string,
+    private readonly cancel: CancelSource | undefined,
+  ) {}
+
+  /** A run's Cancellation creates its AbortSignal only here, on the tool's first read (most tools never ask). */
+  get signal(): AbortSignal | undefined {
+    const cancel = this.cancel;
+    return cancel instanceof Cancellation ? cancel.signal : cancel;
+  }
+
+  /**
+   * Hashed on first read (most tools never ask). Stable across retries and resumes of the same
+   * model call; opaque, so it leaks no ids.
+   */
+  get idempotencyKey(): string {
+    return (this.key ??= createHash('sha256')
+      .update(`${this.context.tenantId ?? ''}\u0000${this.context.sessionId}\u0000${this.logicalCallId}`)
+      .digest('hex')
+      .slice(0, 32));
+  }
+}
+
+/**
+ * A caller's signal or the run's cancellation, and no timeout (every MCP call, every streamed
+ * run's call): the tool sees that signal itself, so no AbortController or Promise.race is needed;
+ * an abort listener exists only while an async tool runs, so that a tool ignoring the signal
+ * still fails with ABORTED at once. A Cancellation's listener is a plain callback: no AbortSignal
+ * is created unless the tool reads `context.signal`.
  */
 function runWithSignal(
   entry: Entry,
   input: object,
   context: AgentContext,
   memory: AgentMemory,
-  signal: AbortSignal,
+  cancel: CancelSource,
   options: CallOptions,
 ): unknown {
-  if (signal.aborted) throw new ToolAbortedError(entry.name, signal.reason);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options, signal));
+  if (cancel.aborted) throw new ToolAbortedError(entry.name, cancel.reason);
+  const ctx = context.forToolCall(callInfo(context, entry.name, options, cancel));
   let result: unknown;
   try {
     result = entry.instance.execute(input as never, ctx, memory);
@@ -342,54 +367,60 @@ function runWithSignal(
   if (!(result instanceof Promise)) return result;
   const running = result;
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new ToolAbortedError(entry.name, signal.reason));
+    const onAbort = () => reject(new ToolAbortedError(entry.name, cancel.reason));
     // Aborted while the tool's synchronous part ran (e.g. by a progress observer): ABORTED, as on the guarded path.
-    if (signal.aborted) {
+    if (cancel.aborted) {
       running.catch(() => undefined);
       return onAbort();
     }
-    signal.addEventListener('abort', onAbort, { once: true });
+    const run = cancel instanceof Cancellation ? cancel : undefined;
+    if (run) run.onAbort(onAbort);
+    else (cancel as AbortSignal).addEventListener('abort', onAbort, { once: true });
+    const stop = () => (run ? run.offAbort(onAbort) : (cancel as AbortSignal).removeEventListener('abort', onAbort));
     running.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        stop();
         resolve(value);
       },
       (error) => {
-        signal.removeEventListener('abort', onAbort);
+        stop();
         reject(executionError(entry.name, error, entry.exposeErrors));
       },
     );
   });
 }
 
-/** Runs a call under a timeout and/or the caller's signal; the tool sees one combined signal. */
+/**
+ * Runs a call under a timeout and/or the caller's signal; the tool sees one combined signal,
+ * created only if it reads `context.signal`.
+ */
 async function runGuarded(
   entry: Entry,
   input: object,
   context: AgentContext,
   memory: AgentMemory,
   timeoutMs: number | undefined,
+  outer: CancelSource | undefined,
   options: CallOptions | undefined,
 ): Promise<unknown> {
-  const controller = new AbortController();
-  const outer = options?.signal;
   if (outer?.aborted) throw new ToolAbortedError(entry.name, outer.reason);
+  const cancel = new Cancellation();
   let settle!: (error: ToolwrightError) => void;
   const stopped = new Promise<never>((_, reject) => (settle = reject));
   const onAbort = () => {
-    controller.abort(outer?.reason);
+    cancel.abort(outer?.reason);
     settle(new ToolAbortedError(entry.name, outer?.reason));
   };
-  outer?.addEventListener('abort', onAbort, { once: true });
+  const unlink = outer && onAbortOf(outer, onAbort);
   const timer =
     timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
           const error = new ToolTimeoutError(entry.name, timeoutMs);
-          controller.abort(error);
+          cancel.abort(error);
           settle(error);
         }, timeoutMs);
-  const ctx = context.forToolCall(callInfo(context, entry.name, options, controller.signal));
+  const ctx = context.forToolCall(callInfo(context, entry.name, options, cancel));
   try {
     const running = Promise.resolve()
       .then(() => entry.instance.execute(input as never, ctx, memory))
@@ -399,7 +430,7 @@ async function runGuarded(
     return await Promise.race([running, stopped]);
   } finally {
     clearTimeout(timer);
-    outer?.removeEventListener('abort', onAbort);
+    unlink?.();
   }
 }
 

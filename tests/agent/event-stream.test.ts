@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import type { AgentEvent } from 'toolwright';
+import { RunEventStream } from '../../src/agent/event-stream';
+
+/**
+ * The hand-off between a run and its reader (queue and waiting reads reused by index, one
+ * executor per stream): whatever the pace of either side, every read gets the next event in
+ * order, then the run's error once, then done.
+ */
+
+const event = (n: number): AgentEvent => ({ type: 'turn-end', runId: 'r', turn: n, usage: { inputTokens: 0, outputTokens: 0 } });
+
+type Outcome = { value: number } | { error: unknown } | { done: true };
+
+const settle = (read: Promise<IteratorResult<AgentEvent>>): Promise<Outcome> =>
+  read.then(
+    (r): Outcome => (r.done ? { done: true } : { value: (r.value as Extract<AgentEvent, { type: 'turn-end' }>).turn }),
+    (error: unknown): Outcome => ({ error }),
+  );
+
+describe('RunEventStream hand-off', () => {
+  it('for any pace of the run and of the reads (awaited or not), reads get the events in order, then the error once, then done', async () => {
+    // The run: bursts of events, a few microtasks (or a macrotask) between them; then it ends or fails.
+    const burst = fc.record({ events: fc.integer({ min: 0, max: 3 }), pause: fc.constantFrom<'micro' | 'macro'>('micro', 'macro') });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(burst, { maxLength: 6 }),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 12 }),
+        async (bursts, fails, readBatches) => {
+          const failure = new Error('run failed');
+          const total = bursts.reduce((n, b) => n + b.events, 0);
+          const stream = new RunEventStream(undefined, async (emit) => {
+            let n = 0;
+            for (const b of bursts) {
+              for (let i = 0; i < b.events; i++) emit(event(++n));
+              await (b.pause === 'micro' ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve)));
+            }
+            if (fails) throw failure;
+          });
+          const outcomes: Outcome[] = [];
+          // Keep reading in batches (each batch's reads issued at once, then awaited) until done twice.
+          for (let k = 0; outcomes.filter((o) => 'done' in o).length < 2; k++) {
+            const batch = readBatches[k % readBatches.length];
+            const reads = Array.from({ length: batch }, () => settle(stream.next()));
+            outcomes.push(...(await Promise.all(reads)));
+          }
+          const expected: Outcome[] = Array.from({ length: total }, (_, i) => ({ value: i + 1 }));
+          if (fails) expected.push({ error: failure });
+          expect(outcomes.slice(0, expected.length)).toEqual(expected);
+          expect(outcomes.slice(expected.length).every((o) => 'done' in o)).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('return() while reads wait: the run is cancelled, waits for it, and every waiting read ends done', async () => {
+    let seen: unknown;
+    let settled = false;
+    const stream = new RunEventStream(undefined, async (emit, cancel) => {
+      emit(event(1));
+      await new Promise<void>((resolve) => cancel.onAbort(resolve));
+      seen = cancel.reason;
+      await new Promise((resolve) => setImmediate(resolve)); // the save
+      settled = true;
+    });
+    await expect(stream.next()).resolves.toEqual({ value: event(1), done: false });
+    const waiting = [stream.next(), stream.next()];
+    await expect(stream.return()).resolves.toEqual({ value: undefined, done: true });
+    expect(settled).toBe(true);
+    expect((seen as Error).name).toBe('AbortError');
+    await expect(Promise.all(waiting)).resolves.toEqual([
+      { value: undefined, done: true },
+      { value: undefined, done: true },
+    ]);
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+  });
+});
