@@ -10,7 +10,8 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
-import type { LoadSessionOptions, SessionStore } from './store';
+import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import { RedisChannels } from './notify';
 import { requirePeer } from '../errors/optional-peer';
 import {
   checkHistoryLimit,
@@ -409,8 +410,16 @@ export class RedisStore implements SessionStore {
     return (cached.index ??= new CachedMemoryIndex(cached.entries, 0));
   }
 
+  private pubsub?: RedisChannels;
+
+  /** PUBLISH on the store's connection, SUBSCRIBE on one more while anything is subscribed (see StoreChannels). */
+  get channels(): StoreChannels {
+    return (this.pubsub ??= new RedisChannels(this.client, this.prefix));
+  }
+
   /** Closes the connection this store created; a client passed in stays open (its owner closes it). */
   async close(): Promise<void> {
+    await this.pubsub?.close();
     if (!this.owned) return;
     // QUIT needs a live connection; otherwise stop reconnecting at once.
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
