@@ -54,6 +54,9 @@ abstract class ListeningChannels implements StoreChannels {
   }
 
   protected checkMessage(message: string): void {
+    // PostgreSQL text holds neither; Redis would turn a lone surrogate into U+FFFD.
+    if (message.includes('\u0000') || /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(message))
+      throw new StoreLimitError(this.storeName, 'a message with NUL or an unpaired surrogate (use JSON, which escapes them)');
     const bytes = Buffer.byteLength(message, 'utf8');
     if (bytes > MAX_MESSAGE_BYTES) throw new StoreLimitError(this.storeName, `a message of ${bytes} bytes (at most ${MAX_MESSAGE_BYTES})`);
   }
