@@ -115,6 +115,9 @@ const CANCEL_CHANNEL = 'mcp-cancel';
 const MAX_REASON_CHARS = 1000;
 /** A request id longer than this (as JSON) is not passed on to other processes. */
 const MAX_REQUEST_ID_CHARS = 1000;
+/** Cancellations that found no call are kept this long, at most this many (see RecentKeys). */
+const UNMATCHED_MS = 60_000;
+const UNMATCHED_MAX = 1000;
 const DEFAULT_MAX_SESSIONS = 1000;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 
@@ -336,10 +339,12 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     }
     const cancelled = cancelTarget(body);
     if (cancelled) {
-      const running = inflight.get(inflightKey(sessionId, ownerDigest(owner), cancelled.params.requestId));
+      const key = inflightKey(sessionId, ownerDigest(owner), cancelled.params.requestId);
+      const running = inflight.get(key);
       if (running) running(cancelled);
-      // Not running here: it may be running on another process sharing the store.
+      // Not running here: it may be running on another process sharing the store, or not have arrived yet.
       else if (channels) await publishCancel(sessionId, owner, cancelled);
+      else unmatched.remember(key);
       if (running || channels) {
         res.writeHead(202).end();
         return;
@@ -354,6 +359,7 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
    * here or, through the store's channels, on the process running it.
    */
   const inflight = new Map<string, (cancel: JSONRPCNotification) => void>();
+  const unmatched = new RecentKeys(UNMATCHED_MAX, UNMATCHED_MS);
   // Subscribed for the server's lifetime, not per call: a process hears a cancellation only if it
   // listens when it is published, and subscribing per call would add a round trip to each call.
   const channels = options.stateless ? store.channels : undefined;
@@ -380,8 +386,10 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
   /** A cancellation published by a process (this one too): aborts the call if it runs here, for the same session and owner. */
   const remoteCancel = (message: string): void => {
     const notice = parseNotice(message);
-    const running = notice && inflight.get(inflightKey(notice.s, notice.o, notice.r));
-    if (!notice || !running) return;
+    if (!notice) return;
+    const key = inflightKey(notice.s, notice.o, notice.r);
+    const running = inflight.get(key);
+    if (!running) return unmatched.remember(key);
     const params = notice.m === undefined ? { requestId: notice.r } : { requestId: notice.r, reason: notice.m };
     running({ jsonrpc: '2.0', method: 'notifications/cancelled', params });
   };
@@ -395,13 +403,15 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     owner: string,
     generate: (() => string) | undefined,
   ) => {
-    const server = createMcpServer(registry, { ...serverOptions, sessionId: id });
     const call = isJSONRPCRequest(body) && body.method === 'tools/call' ? body : undefined;
+    const key = call && inflightKey(id, ownerDigest(owner), call.id);
+    // Cancelled before it arrived (its cancellation was quicker, through another process): not run, no response.
+    if (key && unmatched.take(key)) return void res.writeHead(202).end();
+    const server = createMcpServer(registry, { ...serverOptions, sessionId: id });
     // Progress needs a stream to travel on; every other answer is one JSON body.
     const streamed = call?.params?._meta?.progressToken !== undefined;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: generate, enableJsonResponse: !streamed });
     await server.connect(transport);
-    const key = call && inflightKey(id, ownerDigest(owner), call.id);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     if (key) {
@@ -457,6 +467,38 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Keys seen lately, oldest dropped first (by age or count): cancellations that found no call here,
+ * so that a call arriving after its own cancellation (MCP ids are never reused in a session) is
+ * not run. Bounded: a client sending many cancellations only pushes out older ones.
+ */
+class RecentKeys {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly max: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  remember(key: string): void {
+    const now = Date.now();
+    this.seen.delete(key);
+    this.seen.set(key, now);
+    for (const [oldest, at] of this.seen) {
+      if (this.seen.size <= this.max && now - at < this.ttlMs) break;
+      this.seen.delete(oldest);
+    }
+  }
+
+  /** Whether `key` was remembered (and not too long ago); forgets it. */
+  take(key: string): boolean {
+    const at = this.seen.get(key);
+    if (at === undefined) return false;
+    this.seen.delete(key);
+    return Date.now() - at < this.ttlMs;
+  }
 }
 
 /** A call in flight: MCP session, owner (digest) and request id. */

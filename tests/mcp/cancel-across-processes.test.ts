@@ -200,4 +200,47 @@ describe.each([
     expect(await waitFor(alice.client, label, 'ended')).toMatchObject({ aborted: true, reason: 'alice stops' });
     expect(await alice.answered.get(requestId)).toBe(202);
   });
+
+  it('a cancellation that reaches the other process before its call arrives: the call is answered at once and its tool does not keep running', async () => {
+    const post = (url: string, body: object, sessionId?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          authorization: 'Bearer alice-token',
+          ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post(urls.A, {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const sessionId = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const label = `${kind}-early-${++labels}`;
+    const cancel = await postToB('alice-token', sessionId, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 41, reason: 'before it arrived' },
+    });
+    expect(cancel.status).toBe(202);
+    const call = await post(
+      urls.A,
+      { jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'wait', arguments: { label } } },
+      sessionId,
+    );
+    // No response for a cancelled request; the HTTP request is not left waiting.
+    expect(call.status).toBe(202);
+    expect(await call.text()).toBe('');
+    // Either the call never ran, or (had it arrived first) the cancellation aborted it.
+    const observer = await connect('alice-token');
+    const seen = await observations(observer.client, label);
+    if (seen.length > 0)
+      expect(await waitFor(observer.client, label, 'ended')).toMatchObject({ aborted: true, reason: 'before it arrived' });
+  });
 });
