@@ -19,13 +19,15 @@ type ErrorListener = (error: unknown) => void;
 interface Subscriber {
   listener: Listener;
   onError?: ErrorListener;
+  /** Told of the current outage already. */
+  told?: boolean;
 }
 
 /** A backend that keeps a connection listening to the channels that have subscribers, and says when it cannot. */
 abstract class ListeningChannels implements StoreChannels {
   protected readonly subscribers = new Map<string, Set<Subscriber>>();
-  /** False from an outage's first report until listening works again: one report per outage. */
-  private healthy = true;
+  /** The current outage (from its first report until listening works again), reported once to each subscriber. */
+  private outage?: unknown;
 
   constructor(protected readonly storeName: string) {}
 
@@ -40,6 +42,8 @@ abstract class ListeningChannels implements StoreChannels {
     set.add(subscriber);
     // Resolves once listening works or its failure was reported; never rejects (delivery is best effort).
     if (first) await this.listen(channel);
+    // A subscriber joining during an outage hears of it too.
+    if (this.outage !== undefined) this.tell(subscriber);
     return async () => {
       if (!set.delete(subscriber) || set.size > 0 || this.subscribers.get(channel) !== set) return;
       this.subscribers.delete(channel);
@@ -73,14 +77,23 @@ abstract class ListeningChannels implements StoreChannels {
 
   /** Tells every subscriber, once per outage, that messages are not received until the backend is back. */
   protected reportDown(cause: unknown): void {
-    if (!this.healthy) return;
-    this.healthy = false;
-    const error = cause instanceof ToolwrightError ? cause : new StoreUnavailableError(this.storeName, cause);
-    for (const set of this.subscribers.values()) for (const { onError } of set) onError?.(error);
+    this.outage ??= cause instanceof ToolwrightError ? cause : new StoreUnavailableError(this.storeName, cause);
+    for (const set of this.subscribers.values()) for (const subscriber of set) this.tell(subscriber);
+  }
+
+  private tell(subscriber: Subscriber): void {
+    if (subscriber.told) return;
+    subscriber.told = true;
+    try {
+      subscriber.onError?.(this.outage);
+    } catch {
+      // A failing error listener must not stop the others.
+    }
   }
 
   protected reportUp(): void {
-    this.healthy = true;
+    this.outage = undefined;
+    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.told = false;
   }
 
   protected abstract listen(channel: string): Promise<void>;

@@ -205,6 +205,10 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
     await expect(channelsOf(publisher).publish('outage', 'lost')).rejects.toBeInstanceOf(StoreUnavailableError);
     await until(() => heard.errors.length > 0);
     expect(heard.errors[0]).toBeInstanceOf(StoreUnavailableError);
+    // A subscriber joining during the outage is told at once.
+    const joining = await listen(subscriber, 'outage-joined');
+    expect(joining.errors).toHaveLength(1);
+    expect(joining.errors[0]).toMatchObject({ code: 'STORE_UNAVAILABLE' });
     await server.start();
     // Listening is renewed in the background: publish until it is heard again.
     while (heard.messages.length === 0) {
@@ -215,7 +219,12 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
     }
     expect(heard.messages[0]).toBe('back');
     expect(heard.errors).toHaveLength(1);
+    // The channel subscribed during the outage listens too.
+    await channelsOf(publisher).publish('outage-joined', 'joined');
+    await until(() => joining.messages.length === 1);
+    expect(joining.errors).toHaveLength(1);
     await heard.unsubscribe();
+    await joining.unsubscribe();
   }, 60_000);
 
   it('subscribing while the backend is down resolves at once, reports the outage, and listens once it is back', async () => {
