@@ -74,6 +74,8 @@ export interface HttpServeOptions extends McpServerOptions {
    * and every AgentContext live in `store` (Redis or PostgreSQL shared by the processes), so any
    * process serves any request. Idle sessions expire with the store's TTL (`sessionTtlSeconds`).
    * Approvals answer APPROVAL_REQUIRED (an elicitation's answer could reach another process).
+   * A `notifications/cancelled` landing on a process not running the call reaches it through the
+   * store's `channels` (same MCP session and owner only); without them only the local process hears it.
    */
   stateless?: boolean;
 }
