@@ -4,12 +4,11 @@
  * and the tool on A sees its `context.signal` fire (through the store's PUBLISH/SUBSCRIBE or
  * NOTIFY/LISTEN). Only the session (and principal) that made the call can cancel it.
  */
-import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpIdentity } from '../../src/mcp';
-import { startWorker, stopWorker } from '../support/mcp-processes';
+import { startWorker, stopWorker, type McpWorker } from '../support/mcp-processes';
 import type { Observation } from '../support/progress-tools';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
 
@@ -40,7 +39,7 @@ describe.each([
 ])('stateless MCP: a cancellation that lands on another process (%s store, two server processes)', (_name, kind) => {
   let redis: RedisServer | undefined;
   let postgres: PostgresServer | undefined;
-  const workers: ChildProcess[] = [];
+  let workers: McpWorker[] = [];
   let urls: { A: string; B: string };
   const clients: Client[] = [];
   let labels = 0;
@@ -55,13 +54,13 @@ describe.each([
       target = postgres.connectionString;
     }
     const started = await Promise.all([0, 1].map(() => startWorker({ kind, target, tools: 'progress', tokens: TOKENS })));
-    workers.push(...started.map((s) => s.child));
+    workers = started;
     urls = { A: started[0].url, B: started[1].url };
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await Promise.all(workers.map(stopWorker));
+    await Promise.all(workers.map((w) => stopWorker(w.child)));
     await redis?.destroy();
     await postgres?.destroy();
   });
@@ -110,6 +109,11 @@ describe.each([
   };
   const callIdOf = (routed: RoutedClient, before: number) =>
     routed.sent.slice(before).find((s) => s.method === 'tools/call' && s.to === 'A')!.id as number;
+
+  afterEach(() => {
+    // Nothing went to onError (stderr): no store outage, no lost cancellation, no failure.
+    expect(workers.map((w) => w.stderr())).toEqual(['', '']);
+  });
 
   /** A notification or request sent as is (no SDK client), to process B. */
   const postToB = (token: string, sessionId: string, body: object) =>
