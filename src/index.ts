@@ -35,7 +35,7 @@ export type {
 } from './session/snapshots';
 
 // Stores
-export type { SessionStore, LoadSessionOptions } from './stores/store';
+export type { SessionStore, LoadSessionOptions, StoreChannels } from './stores/store';
 export { InMemoryStore } from './stores/in-memory.store';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.store';
 export { RedisStore, type RedisStoreOptions, type RedisClientLike } from './stores/redis.store';

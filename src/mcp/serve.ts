@@ -6,7 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
-import { ToolwrightConfigError } from '../errors/errors';
+import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
@@ -74,6 +74,8 @@ export interface HttpServeOptions extends McpServerOptions {
    * and every AgentContext live in `store` (Redis or PostgreSQL shared by the processes), so any
    * process serves any request. Idle sessions expire with the store's TTL (`sessionTtlSeconds`).
    * Approvals answer APPROVAL_REQUIRED (an elicitation's answer could reach another process).
+   * A `notifications/cancelled` landing on a process not running the call reaches it through the
+   * store's `channels` (same MCP session and owner only); without them only the local process hears it.
    */
   stateless?: boolean;
 }
@@ -109,6 +111,15 @@ interface SessionRecord {
 }
 
 const RECORD_PREFIX = 'mcp-session:';
+/** The store channel on which stateless servers pass on cancellations (see serveStateless). */
+const CANCEL_CHANNEL = 'mcp-cancel';
+/** A cancellation's reason travels at most this long (a NOTIFY payload is bounded). */
+const MAX_REASON_CHARS = 1000;
+/** A request id longer than this (as JSON) is not passed on to other processes. */
+const MAX_REQUEST_ID_CHARS = 1000;
+/** Cancellations that found no call are kept this long, at most this many (see RecentKeys). */
+const UNMATCHED_MS = 60_000;
+const UNMATCHED_MAX = 1000;
 const DEFAULT_MAX_SESSIONS = 1000;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 
@@ -313,7 +324,7 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       const id = randomUUID();
       const record: SessionRecord = { owner };
       await store.saveSession(recordKey(id, who), { set: { record }, deleted: [], appended: [] });
-      return answerOnce(req, res, body, id, () => id);
+      return answerOnce(req, res, body, id, owner, () => id);
     }
     const stored = await store.loadSession(recordKey(sessionId, who));
     const record = stored?.state.record as SessionRecord | undefined;
@@ -329,31 +340,80 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       return sendError(res, 405, -32000, 'Method not allowed: this server is stateless (POST requests only).');
     }
     const cancelled = cancelTarget(body);
-    const running = cancelled && inflight.get(inflightKey(sessionId, cancelled.params.requestId));
-    if (running) {
-      running(cancelled);
-      res.writeHead(202).end();
-      return;
+    if (cancelled) {
+      const key = inflightKey(sessionId, ownerDigest(owner), cancelled.params.requestId);
+      const running = inflight.get(key);
+      if (running) running(cancelled);
+      // Not running here: it may be running on another process sharing the store, or not have arrived yet.
+      else if (channels) await publishCancel(sessionId, owner, cancelled);
+      else unmatched.remember(key);
+      if (running || channels) {
+        res.writeHead(202).end();
+        return;
+      }
     }
-    return answerOnce(req, res, body, sessionId, undefined);
+    return answerOnce(req, res, body, sessionId, owner, undefined);
   };
 
   /**
-   * Stateless tool calls running in this process, by MCP session and request id, so that a
-   * `notifications/cancelled` (a request of its own, with a fresh server) reaches the call's server.
-   * One sent to another process finds nothing there: the call runs to its end.
+   * Stateless tool calls running in this process, by MCP session, owner and request id, so that a
+   * `notifications/cancelled` (a request of its own, with a fresh server) reaches the call's server,
+   * here or, through the store's channels, on the process running it.
    */
   const inflight = new Map<string, (cancel: JSONRPCNotification) => void>();
+  const unmatched = new RecentKeys(UNMATCHED_MAX, UNMATCHED_MS);
+  // Subscribed for the server's lifetime, not per call: a process hears a cancellation only if it
+  // listens when it is published, and subscribing per call would add a round trip to each call.
+  const channels = options.stateless ? store.channels : undefined;
+  const unsubscribe = await channels?.subscribe(
+    CANCEL_CHANNEL,
+    (message) => remoteCancel(message),
+    (error) =>
+      onError(cancelUndelivered('cancellations sent to other processes do not reach calls running here until the store is back', error)),
+  );
+
+  /** Passes a cancellation on to the other processes; a store that is down loses it (reported, never thrown). */
+  const publishCancel = async (sessionId: string, owner: string, cancel: CancelNotification): Promise<void> => {
+    const { requestId, reason } = cancel.params;
+    if (JSON.stringify(requestId).length > MAX_REQUEST_ID_CHARS) return;
+    const notice: CancelNotice = { s: sessionId, o: ownerDigest(owner), r: requestId };
+    if (typeof reason === 'string') notice.m = reason.slice(0, MAX_REASON_CHARS);
+    try {
+      await channels!.publish(CANCEL_CHANNEL, JSON.stringify(notice));
+    } catch (error) {
+      onError(cancelUndelivered(`the cancellation of request ${JSON.stringify(requestId)} did not reach other processes`, error));
+    }
+  };
+
+  /** A cancellation published by a process (this one too): aborts the call if it runs here, for the same session and owner. */
+  const remoteCancel = (message: string): void => {
+    const notice = parseNotice(message);
+    if (!notice) return;
+    const key = inflightKey(notice.s, notice.o, notice.r);
+    const running = inflight.get(key);
+    if (!running) return unmatched.remember(key);
+    const params = notice.m === undefined ? { requestId: notice.r } : { requestId: notice.r, reason: notice.m };
+    running({ jsonrpc: '2.0', method: 'notifications/cancelled', params });
+  };
 
   /** One request, one server and transport (stateless), the MCP session id given as the context's session. */
-  const answerOnce = async (req: IncomingMessage, res: ServerResponse, body: unknown, id: string, generate: (() => string) | undefined) => {
-    const server = createMcpServer(registry, { ...serverOptions, sessionId: id });
+  const answerOnce = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    id: string,
+    owner: string,
+    generate: (() => string) | undefined,
+  ) => {
     const call = isJSONRPCRequest(body) && body.method === 'tools/call' ? body : undefined;
+    const key = call && inflightKey(id, ownerDigest(owner), call.id);
+    // Cancelled before it arrived (its cancellation was quicker, through another process): not run, no response.
+    if (key && unmatched.take(key)) return void res.writeHead(202).end();
+    const server = createMcpServer(registry, { ...serverOptions, sessionId: id });
     // Progress needs a stream to travel on; every other answer is one JSON body.
     const streamed = call?.params?._meta?.progressToken !== undefined;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: generate, enableJsonResponse: !streamed });
     await server.connect(transport);
-    const key = call && inflightKey(id, call.id);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     if (key) {
@@ -404,23 +464,90 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     close: async () => {
       // Stateful sessions cannot outlive this process: what they stored goes with them.
       await Promise.allSettled([...sessions.values()].map((s) => end(s)));
+      await unsubscribe?.().catch(onError);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
 }
 
-function inflightKey(sessionId: string, requestId: unknown): string {
-  return `${sessionId}\u0000${JSON.stringify(requestId)}`;
+/**
+ * Keys seen lately, oldest dropped first (by age or count): cancellations that found no call here,
+ * so that a call arriving after its own cancellation (MCP ids are never reused in a session) is
+ * not run. Bounded: a client sending many cancellations only pushes out older ones.
+ */
+class RecentKeys {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly max: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  remember(key: string): void {
+    const now = Date.now();
+    this.seen.delete(key);
+    this.seen.set(key, now);
+    for (const [oldest, at] of this.seen) {
+      if (this.seen.size <= this.max && now - at < this.ttlMs) break;
+      this.seen.delete(oldest);
+    }
+  }
+
+  /** Whether `key` was remembered (and not too long ago); forgets it. */
+  take(key: string): boolean {
+    const at = this.seen.get(key);
+    if (at === undefined) return false;
+    this.seen.delete(key);
+    return Date.now() - at < this.ttlMs;
+  }
+}
+
+/** A call in flight: MCP session, owner (digest) and request id. */
+function inflightKey(sessionId: string, owner: string, requestId: unknown): string {
+  return `${sessionId}\u0000${owner}\u0000${JSON.stringify(requestId)}`;
+}
+
+/** Who owns a session, as it travels between processes: fixed length, and no user id in the clear. */
+function ownerDigest(owner: string): string {
+  return sha256(owner).toString('base64url');
+}
+
+type CancelNotification = JSONRPCNotification & { params: { requestId: string | number; reason?: unknown } };
+
+/** A cancellation as published on the store's channel: MCP session id, owner digest, request id, reason. */
+interface CancelNotice {
+  s: string;
+  o: string;
+  r: string | number;
+  m?: string;
+}
+
+/** The notice in a channel message, or undefined for anything else (anyone with the store can publish). */
+function parseNotice(message: string): CancelNotice | undefined {
+  let notice: Partial<CancelNotice>;
+  try {
+    notice = JSON.parse(message) as Partial<CancelNotice>;
+  } catch {
+    return undefined;
+  }
+  if (notice === null || typeof notice !== 'object' || typeof notice.s !== 'string' || typeof notice.o !== 'string') return undefined;
+  if (typeof notice.r !== 'string' && typeof notice.r !== 'number') return undefined;
+  if (notice.m !== undefined && typeof notice.m !== 'string') return undefined;
+  return notice as CancelNotice;
+}
+
+/** What a stateless server reports (onError) when the store cannot pass a cancellation on. */
+function cancelUndelivered(what: string, cause: unknown): ToolwrightError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new ToolwrightError('STORE_UNAVAILABLE', `MCP cancellation: ${what} (${detail}).`, { cause });
 }
 
 /** The notification, if `body` is a `notifications/cancelled` naming a request. */
-function cancelTarget(body: unknown): (JSONRPCNotification & { params: { requestId: string | number } }) | undefined {
+function cancelTarget(body: unknown): CancelNotification | undefined {
   if (!isJSONRPCNotification(body) || body.method !== 'notifications/cancelled') return undefined;
   const requestId = (body.params as { requestId?: unknown } | undefined)?.requestId;
-  return typeof requestId === 'string' || typeof requestId === 'number'
-    ? (body as JSONRPCNotification & { params: { requestId: string | number } })
-    : undefined;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? (body as CancelNotification) : undefined;
 }
 
 function recordKey(id: string, identity: McpIdentity): SessionKey {

@@ -1,4 +1,4 @@
-export type { LoadSessionOptions, SessionStore } from './store';
+export type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 export { applyMemoryChanges, applySessionChanges } from './apply-changes';
 export { InMemoryStore } from './in-memory.store';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite.store';

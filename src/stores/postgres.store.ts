@@ -19,7 +19,8 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import type { Message } from '../session/message';
-import type { LoadSessionOptions, SessionStore } from './store';
+import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import { PgChannels } from './notify';
 import { requirePeer } from '../errors/optional-peer';
 import { ToolwrightConfigError } from '../errors/errors';
 import {
@@ -598,8 +599,16 @@ export class PostgresStore implements SessionStore {
       .map((r) => ({ ...(JSON.parse(r.value) as MemoryEntry), score: Number(r.score) }));
   }
 
+  private pubsub?: PgChannels;
+
+  /** pg_notify through the pool, LISTEN on one pooled client while anything is subscribed (see StoreChannels). */
+  get channels(): StoreChannels {
+    return (this.pubsub ??= new PgChannels(this.pool, this.s.slice(1, -1)));
+  }
+
   /** Ends the pool this store created; a pool passed in stays open (its owner ends it). */
   async close(): Promise<void> {
+    await this.pubsub?.close();
     if (this.owned && !this.pool.ended) await this.pool.end();
   }
 

@@ -11,7 +11,8 @@ import type {
 } from '../session/snapshots';
 import { SessionForbiddenError } from '../agent/errors';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
-import type { LoadSessionOptions, SessionStore } from './store';
+import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import { RedisChannels } from './notify';
 import { requirePeer } from '../errors/optional-peer';
 import {
   checkHistoryLimit,
@@ -420,8 +421,16 @@ export class RedisStore implements SessionStore {
     return (cached.index ??= new CachedMemoryIndex(cached.entries, 0));
   }
 
+  private pubsub?: RedisChannels;
+
+  /** PUBLISH on the store's connection, SUBSCRIBE on one more while anything is subscribed (see StoreChannels). */
+  get channels(): StoreChannels {
+    return (this.pubsub ??= new RedisChannels(this.client, this.prefix));
+  }
+
   /** Closes the connection this store created; a client passed in stays open (its owner closes it). */
   async close(): Promise<void> {
+    await this.pubsub?.close();
     if (!this.owned) return;
     // QUIT needs a live connection; otherwise stop reconnecting at once.
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());

@@ -22,6 +22,7 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore } from './store';
+import { LocalChannels } from './notify';
 import {
   checkHistoryLimit,
   checkId,
@@ -153,6 +154,8 @@ export class SqliteStore implements SessionStore {
   private opened?: Database.Database;
   /** Prepared once per SQL text: preparing costs more than running these small statements. */
   private readonly statements = new Map<string, Database.Statement>();
+  /** Messages reach this store's own subscribers only: processes sharing the file do not hear each other. */
+  readonly channels = new LocalChannels('sqlite');
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = options;

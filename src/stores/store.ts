@@ -16,6 +16,26 @@ export interface LoadSessionOptions {
   historyLimit?: number;
 }
 
+/**
+ * Messages between the processes sharing a store (Redis PUBLISH/SUBSCRIBE, PostgreSQL
+ * NOTIFY/LISTEN; in process for the in-memory and SQLite stores). At most once, and only to
+ * subscribers listening when the message is published: for signals such as "cancel this call",
+ * never for data that must arrive.
+ */
+export interface StoreChannels {
+  /**
+   * Sends `message` (at most 7,999 UTF-8 bytes, else StoreLimitError) to every subscriber of
+   * `channel`, in every process; StoreUnavailableError when the backend is down.
+   */
+  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Calls `listener` with every message published on `channel` until the returned function is
+   * called. Resolves once listening works or its failure was reported to `onError`; never
+   * rejects for a backend that is down: it keeps trying, reporting each outage once.
+   */
+  subscribe(channel: string, listener: (message: string) => void, onError?: (error: unknown) => void): Promise<() => Promise<void>>;
+}
+
 export interface SessionStore {
   /** `undefined` when the session does not exist yet (or has expired, for stores with a TTL). */
   loadSession(key: SessionKey, options?: LoadSessionOptions): Promise<SessionSnapshot | undefined>;
@@ -46,5 +66,7 @@ export interface SessionStore {
    * most `limit` (default 10). The same matching as `AgentMemory.search`: prefixes, small typos.
    */
   searchMemory?(key: MemoryKey, query: string, limit?: number): Promise<MemorySearchResult[]>;
+  /** Messages between the processes sharing this store (optional; see StoreChannels). */
+  readonly channels?: StoreChannels;
   close(): Promise<void>;
 }

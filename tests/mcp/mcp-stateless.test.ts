@@ -1,41 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Pool } from 'pg';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
-import type { McpWorkerArgs } from '../support/mcp-worker';
-
-const ROOT = resolve(__dirname, '../..');
-const WORKER = join(ROOT, 'tests/support/mcp-worker.ts');
-
-/** Starts one server process and resolves with its MCP URL. */
-function startWorker(args: McpWorkerArgs): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER, JSON.stringify(args)], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  return new Promise((ok, fail) => {
-    let out = '';
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const match = /url (\S+)\n/.exec(out);
-      if (match) ok({ child, url: match[1] });
-    });
-    child.once('exit', (code) => fail(new Error(`MCP worker exited with ${code}: ${err}`)));
-  });
-}
-
-function stopWorker(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    if (child.exitCode !== null) return done();
-    child.once('exit', () => done());
-    child.stdin!.end();
-  });
-}
+import { startWorker, stopWorker } from '../support/mcp-processes';
 
 describe.each([
   ['Redis', 'redis' as const],

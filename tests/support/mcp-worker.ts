@@ -3,22 +3,29 @@
  * Streamable HTTP with `stateless: true` on a shared Redis or PostgreSQL store, prints
  * `url <url>` once listening, and stops when its stdin closes.
  */
-import { serveHttp } from '../../src/mcp';
+import { serveHttp, tokenAuth, type McpIdentity } from '../../src/mcp';
 import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import type { SessionStore } from '../../src/stores/store';
 import { registry } from '../fixtures/toolwright.config';
+import { progressRegistry } from './progress-tools';
 
 export interface McpWorkerArgs {
   kind: 'redis' | 'postgres';
   target: string;
+  /** `progress`: the waiting tools of tests/support/progress-tools.ts (default: the fixture tools). */
+  tools?: 'fixture' | 'progress';
+  /** Bearer token → identity: serve with `auth: tokenAuth(tokens)`. */
+  tokens?: Record<string, McpIdentity>;
 }
 
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]) as McpWorkerArgs;
   const store: SessionStore =
     args.kind === 'redis' ? new RedisStore({ url: args.target }) : new PostgresStore({ connectionString: args.target });
-  const handle = await serveHttp(registry, { stateless: true, store, name: `worker-${process.pid}` });
+  const tools = args.tools === 'progress' ? progressRegistry : registry;
+  const auth = args.tokens ? tokenAuth(args.tokens) : undefined;
+  const handle = await serveHttp(tools, { stateless: true, store, auth, name: `worker-${process.pid}` });
   process.stdout.write(`url ${handle.url}\n`);
   process.stdin.resume();
   await new Promise((done) => process.stdin.once('end', done));
