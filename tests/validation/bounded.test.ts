@@ -13,7 +13,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { Type } from 'class-transformer';
-import { Param, Tool, ToolInputError, ToolRegistry, type ToolDefinition, type ToolInterface } from 'toolwright';
+import { Param, Tool, ToolInputError, ToolRegistry, type JsonSchema, type ToolDefinition, type ToolInterface } from 'toolwright';
 
 /*
  * One reading of the JSON and a bounded answer: however many errors an input has, the model sees
@@ -137,6 +137,53 @@ test('arrays mixing good and wrong items: listed + omitted = the wrong ones, nam
     }),
     { seed: 20, numRuns: 100 },
   );
+});
+
+describe('200,000 keys beyond the schema: each keyword that checks every key answers 20 errors and a count', () => {
+  const closed = (name: string, extra: Partial<JsonSchema>) =>
+    class implements ToolInterface {
+      definition(): ToolDefinition {
+        return { name, description: name, parameters: { type: 'object', properties: { amount: { type: 'number' } }, ...extra } };
+      }
+      execute(): string {
+        return '{}';
+      }
+    };
+  const tools = ToolRegistry.build({
+    tools: [
+      OrderTool,
+      closed('no_extra', { additionalProperties: false }),
+      closed('extra_strings', { additionalProperties: { type: 'string' } }),
+      closed('k_strings', { patternProperties: { '^k': { type: 'string' } } }),
+      closed('short_names', { propertyNames: { maxLength: 3 } }),
+    ],
+    limits: { maxLength: 4_000_000 },
+  });
+  const args: Record<string, number> = { amount: 1 };
+  for (let i = 0; i < 200_000; i++) args[`k${i}`] = i;
+  const text = JSON.stringify(args);
+
+  test.each([
+    ['order', 'k0', 'whitelistValidation', 200_000 - 20],
+    ['no_extra', 'k0', 'additionalProperties', 200_000 - 20],
+    ['extra_strings', 'k0', 'type', 200_000 - 20],
+    ['k_strings', 'k0', 'type', 200_000 - 20],
+    // `amount` and every key from k100 on are longer than 3 characters: the first 20 such keys give two errors
+    // each (propertyNames' and maxLength's), 20 of those 40 are listed; the other keys are counted, one per key.
+    ['short_names', '', 'propertyNames', 20 + (1 + 200_000 - 100 - 20)],
+  ])('%s: 20 listed, the rest counted, a small answer (text and object)', async (tool, path, constraint, omitted) => {
+    for (const input of [text, args]) {
+      const error = await tools.call(tool, input).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
+      expect(error).toBeInstanceOf(ToolInputError);
+      expect(error!.errors).toHaveLength(20);
+      expect(error!.errors[0]).toMatchObject({ path, constraint });
+      expect(error!.toToolResult().length).toBeLessThan(10_000);
+      expect(error!.omitted).toBe(omitted);
+    }
+  });
 });
 
 describe('duplicate keys (RFC 7493 I-JSON)', () => {
