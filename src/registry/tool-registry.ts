@@ -19,7 +19,7 @@ import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
-import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
+import { checkKeys, parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import type { TracingOptions } from '../tracing/options';
@@ -618,13 +618,18 @@ function compileInput(name: string, plan: ClassPlan, validation: ClassValidation
   const hydrate = compileHydrator(plan);
   const residual = compileResidual(plan.residual);
   const fail = (list: FieldErrorList): ToolInputError => inputError(name, list);
+  // A closed tree: the validator counts the keys it accepts, and on a valid call that count stands in for the key walk.
+  const keyCount = plan.freeForm ? undefined : validation.keyCount;
   const parse: Entry['parse'] = (raw) => {
-    const value = parseArguments(name, raw, limits, plan.freeForm);
+    const text = keyCount !== undefined && typeof raw === 'string';
+    const value = parseArguments(name, raw, limits, plan.freeForm, !text);
     if (!validation.valid(value)) {
+      if (text) checkKeys(name, raw, value); // forbidden and repeated keys are answered before the validation errors
       if (!residual) return fail(validation.report(value));
       const all = withResidual(validation.report(value), residual, () => hydrate(value));
       return all instanceof Promise ? all.then(fail) : fail(all);
     }
+    if (text) checkKeys(name, raw, value, keyCount());
     const instance = hydrate(value);
     if (!residual) return instance;
     // Constraints Ajv could not take over (custom, async, @ValidateIf, transformed): class-validator runs them on the instance.

@@ -305,7 +305,10 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     });
   }
   if (required.length) schema.required = validation.required = required;
-  if (options.closed) schema.additionalProperties = validation.additionalProperties = false;
+  if (options.closed) {
+    schema.additionalProperties = validation.additionalProperties = false;
+    validation['x-tw-keys'] = true; // the first-error validator counts the keys it accepts (see createClassAjv)
+  }
   if (residual.size) plan.residual.set(cls, [...residual]);
   return plan;
 }

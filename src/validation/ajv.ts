@@ -20,6 +20,11 @@ export interface FieldErrorList {
 export interface ClassValidation {
   valid: (value: unknown) => boolean;
   report: (value: unknown) => FieldErrorList;
+  /**
+   * After `valid` accepted a value: how many keys its objects hold, counted by the validator as it
+   * accepted them (never more than there are). Absent when the schema cannot count them all.
+   */
+  keyCount?: () => number;
 }
 
 const AJV_OPTIONS = {
@@ -65,6 +70,24 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
       ),
   });
   addCounter(fast);
+  fast.addKeyword({
+    keyword: 'x-tw-keys',
+    type: 'object',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      // Each declared property the object holds (a closed class: it holds no other); own-only for
+      // names Object.prototype also has. JSON has no undefined values.
+      const { gen, data, parentSchema } = cxt;
+      let sum = _`0`;
+      for (const key of Object.keys((parentSchema as JsonSchema).properties ?? {})) {
+        sum =
+          key in Object.prototype
+            ? _`${sum} + Object.prototype.hasOwnProperty.call(${data}, ${key})`
+            : _`${sum} + (${data}[${key}] !== undefined)`;
+      }
+      gen.code(_`${gen.scopeValue('keyword', { ref: tally })}.keys += ${sum}`);
+    },
+  });
   // The all-errors pass answers an object with 200,000 extra keys with 20 errors and a count, not 200,000 error objects.
   full.removeKeyword('additionalProperties');
   full.addKeyword({
@@ -86,14 +109,21 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
       ),
   });
   return (schema) => {
-    const valid = fast.compile(schema);
+    const compiled = fast.compile(schema);
+    const counts = countsEveryKey(schema, true);
     let all: ValidateFunction | undefined;
     return {
-      valid,
+      valid: counts
+        ? (value) => {
+            tally.keys = 0;
+            return compiled(value);
+          }
+        : compiled,
       report: (value) => {
         all ??= full.compile(schema);
         return all(value) ? { errors: [], omitted: 0 } : toFieldErrors(all.errors, table);
       },
+      keyCount: counts ? () => tally.keys : undefined,
     };
   };
 }
@@ -234,8 +264,34 @@ function standalone(ajv: Ajv, schema: JsonSchema): ValidateFunction {
   }
 }
 
-/** How many times `x-tw-count` ran (validation is synchronous: read it before and after one call). */
-const tally = { n: 0 };
+/**
+ * `n`: how many times `x-tw-count` ran; `keys`: what `x-tw-keys` counted (validation is synchronous:
+ * read them before and after one call).
+ */
+const tally = { n: 0, keys: 0 };
+
+/**
+ * Whether `x-tw-keys` counts each object of a valid value once: it appears only where the validator
+ * goes once per object (through `properties`, `items` and the `else` of an optional property),
+ * never under a branch Ajv may try and drop (`anyOf`, `not`…) nor behind a `$ref`, and no property
+ * is named like a prototype-polluting key (those the key walk must see).
+ */
+function countsEveryKey(schema: unknown, once: boolean): boolean {
+  if (schema === null || typeof schema !== 'object') return true;
+  if (Array.isArray(schema)) return schema.every((s) => countsEveryKey(s, false));
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === '$ref' || (keyword === 'x-tw-keys' && !once)) return false;
+    if (keyword === 'properties' && value !== null && typeof value === 'object') {
+      if (Object.keys(value).some((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')) return false;
+      if (!Object.values(value).every((s) => countsEveryKey(s, once))) return false;
+    } else if (keyword === 'items' || keyword === 'x-tw-items' || keyword === 'else') {
+      if (!countsEveryKey(value, once)) return false;
+    } else if (value !== null && typeof value === 'object' && !countsEveryKey(value, false)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 /**
  * `x-tw-count` always holds and counts how often it ran, as one inline increment (a function

@@ -237,6 +237,56 @@ describe('duplicate keys (RFC 7493 I-JSON)', () => {
   });
 });
 
+test('a closed input class, whose validator counts the keys it accepts: refused exactly as the key walk refuses', async () => {
+  // Mostly valid `order` arguments (so the validator's count, not the walk, decides), written as entry
+  // lists so that keys repeat, with colons and quotes inside strings and now and then a polluting key.
+  const text = (pairs: [string, string][]) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+  const str = fc.constantFrom('ab', 'a:', '"x":1', ':', '{"a":1}').map((v) => JSON.stringify(v));
+  const polluting = fc.constantFrom<[string, string]>(['__proto__', '{}'], ['constructor', '{"prototype":{}}'], ['__proto__', '1']);
+  const line = fc
+    .array(fc.oneof(fc.tuple(fc.constant('sku'), str), fc.tuple(fc.constant('qty'), fc.constantFrom('1', '2'))), { maxLength: 3 })
+    .chain((pairs) => fc.oneof({ weight: 9, arbitrary: fc.constant(pairs) }, { weight: 1, arbitrary: polluting.map((p) => [...pairs, p]) }))
+    .map(text);
+  const root = fc
+    .array(
+      fc.oneof(
+        fc.tuple(fc.constant('amount'), fc.constantFrom('1', '2.5')),
+        fc.tuple(
+          fc.constant('ids'),
+          fc.array(fc.constantFrom('1', '2'), { maxLength: 3 }).map((a) => `[${a.join(',')}]`),
+        ),
+        fc.tuple(
+          fc.constant('lines'),
+          fc.array(line, { maxLength: 3 }).map((a) => `[${a.join(',')}]`),
+        ),
+        fc.tuple(fc.constant('note'), str),
+        polluting,
+      ),
+      { maxLength: 5 },
+    )
+    .map((pairs) => text([['amount', '1'], ...pairs]));
+  await fc.assert(
+    fc.asyncProperty(root, async (args) => {
+      let pollutes = false;
+      try {
+        sjson.parse(args, undefined, { protoAction: 'error', constructorAction: 'error' });
+      } catch {
+        pollutes = true;
+      }
+      // Canonical texts: parsing and writing back changes one exactly when a repeated key was merged away.
+      const repeats = JSON.stringify(JSON.parse(args)) !== args;
+      const error = await registry.call('order', args).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
+      const constraint = error?.errors[0]?.constraint;
+      expect(constraint === 'forbiddenKey').toBe(pollutes);
+      expect(constraint === 'uniqueKeys').toBe(!pollutes && repeats);
+    }),
+    { seed: 8, numRuns: 400 },
+  );
+});
+
 describe("prototype-polluting keys (secure-json-parse's rule, checked on the parsed keys)", () => {
   // JSON texts whose keys come from a small set of troublemakers, escaped spellings included.
   const texts: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string }>((tie) => ({
