@@ -342,7 +342,7 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
     });
     const lazy = (at: KeysAt): Lazy => ({ count: () => fast.getSchema(at.valid)!, report: () => ajv.getSchema(at.report)! });
     ajv.addKeyword({
-      keyword: 'x-tw-keys',
+      keyword: 'x-tw-per-key',
       schemaType: 'object',
       errors: true,
       compile: (at: { known: string[]; patterns: (KeysAt & { pattern: string })[]; additional?: boolean | KeysAt; names?: KeysAt }) =>
@@ -385,7 +385,7 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
 /** Keywords that check every key of an object beyond `properties`. */
 const PER_KEY = ['additionalProperties', 'patternProperties', 'propertyNames'] as const;
 
-/** A subschema of `x-tw-keys`: the original (first-error) and its bounded copy (all errors), by JSON pointer. */
+/** A subschema of `x-tw-per-key`: the original (first-error) and its bounded copy (all errors), by JSON pointer. */
 interface KeysAt {
   valid: string;
   report: string;
@@ -406,8 +406,8 @@ function boundItems(schema: unknown, base: string, from: string, to: string): un
   const object = schema as JsonSchema;
   const perKey = PER_KEY.filter((keyword) => object[keyword] !== undefined);
   if (perKey.length) {
-    // The keywords that give one error per key become one `x-tw-keys` (see boundedKeys), as `items` becomes `x-tw-items`.
-    const keys = `${to}/x-tw-keys`;
+    // The keywords that give one error per key become one `x-tw-per-key` (see boundedKeys), as `items` becomes `x-tw-items`.
+    const keys = `${to}/x-tw-per-key`;
     const sub = (value: unknown, original: string, copy: string): KeysAt => ({
       valid: `${base}#${original}`,
       report: `${base}#${keys}${copy}/schema`,
@@ -415,7 +415,7 @@ function boundItems(schema: unknown, base: string, from: string, to: string): un
     });
     const additional = object.additionalProperties;
     const patterns = Object.entries((object.patternProperties ?? {}) as Record<string, unknown>);
-    out['x-tw-keys'] = {
+    out['x-tw-per-key'] = {
       known: Object.keys(object.properties ?? {}),
       patterns: patterns.map(([pattern, value], i) => ({
         pattern,
