@@ -19,7 +19,7 @@ import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
-import { parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
+import { checkKeys, parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import type { TracingOptions } from '../tracing/options';
@@ -215,7 +215,11 @@ export class ToolRegistry {
    */
   call(name: string, args: string | object, context?: AgentContext, memory?: AgentMemory, options?: CallOptions): Promise<string> {
     const tracer = activeTracer();
-    if (tracer === undefined) return this.invoke(name, args, context, memory, options);
+    if (tracer === undefined) {
+      const entry = this.entries.get(name);
+      if (entry !== undefined && direct(entry, options)) return settleDirect(entry, args, context, memory);
+      return this.invoke(name, args, context, memory, options);
+    }
     const description = this.entries.get(name)?.definition.description;
     const span = { name, description, toolCallId: options?.toolCallId, conversationId: context?.sessionId, args };
     return traceToolCall(tracer, this.tracing, span, () => this.invoke(name, args, context, memory, options));
@@ -224,8 +228,8 @@ export class ToolRegistry {
   private async invoke(
     name: string,
     args: string | object,
-    context: AgentContext = new AgentContext({ sessionId: 'direct' }),
-    memory: AgentMemory = new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' }),
+    context: AgentContext = directContext(),
+    memory: AgentMemory = directMemory(context),
     options?: CallOptions,
   ): Promise<string> {
     const entry = this.entries.get(name);
@@ -263,12 +267,7 @@ export class ToolRegistry {
         options?.toolCallId === undefined && options?.logicalCallId === undefined && options?.onProgress === undefined
           ? context
           : context.forToolCall(callInfo(context, name, options, undefined));
-      try {
-        result = entry.instance.execute(input as never, ctx, memory);
-        if (result instanceof Promise) result = await result; // a synchronous tool costs no extra tick
-      } catch (error) {
-        throw executionError(name, error, entry.exposeErrors);
-      }
+      return run(entry, input, ctx, memory);
     } else if (timeoutMs === undefined) {
       result = runWithSignal(entry, input, context, memory, cancel!, options!);
       if (result instanceof Promise) result = await result;
@@ -295,6 +294,70 @@ export class ToolRegistry {
     if (entry === undefined) throw new ToolNotFoundError(name, this.nameList);
     return entry;
   }
+}
+
+const directContext = () => new AgentContext({ sessionId: 'direct' });
+const directMemory = (context: AgentContext) => new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' });
+
+/** A call `settleDirect` can take: the tool is visible to everyone, needs no approval (or has it), and runs without a signal, timeout or call id. */
+function direct(entry: Entry, options: CallOptions | undefined): boolean {
+  return (
+    entry.gated !== true &&
+    (entry.approval === undefined || options?.approved === true) &&
+    entry.timeoutMs === undefined &&
+    (options === undefined ||
+      (options.timeoutMs === undefined &&
+        options.signal === undefined &&
+        options.toolCallId === undefined &&
+        options.logicalCallId === undefined &&
+        options.onProgress === undefined))
+  );
+}
+
+/**
+ * The common call (see `direct`) without an async frame: a synchronous parse and tool settle with
+ * one resolved promise, which is all the caller's `await` costs. A refusal is neither thrown a
+ * second time nor returned already rejected (Node tracks a rejection that has no handler yet):
+ * the promise rejects one tick later, once the caller's handler is attached.
+ */
+function settleDirect(entry: Entry, args: string | object, context = directContext(), memory = directMemory(context)): Promise<string> {
+  try {
+    const parsed = entry.parse(args);
+    if (parsed instanceof ToolInputError) return rejectLater(parsed);
+    const out =
+      parsed instanceof Promise
+        ? parsed.then((input) => run(entry, accepted(input), context, memory))
+        : run(entry, parsed, context, memory);
+    return typeof out === 'string' ? Promise.resolve(out) : out;
+  } catch (error) {
+    return rejectLater(error);
+  }
+}
+
+const TICK = Promise.resolve();
+
+function rejectLater(error: unknown): Promise<never> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown (a ToolwrightError from parse or run)
+  return new Promise((_, reject) => void TICK.then(() => reject(error)));
+}
+
+/** `execute`, then the result as the model sees it; a synchronous tool costs no tick. What the tool throws is TOOL_FAILED (`executionError`). */
+function run(entry: Entry, input: object, ctx: AgentContext, memory: AgentMemory): string | Promise<string> {
+  let result: unknown;
+  try {
+    result = entry.instance.execute(input as never, ctx, memory);
+  } catch (error) {
+    throw executionError(entry.name, error, entry.exposeErrors);
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value) => entry.serialize(value),
+      (error) => {
+        throw executionError(entry.name, error, entry.exposeErrors);
+      },
+    );
+  }
+  return entry.serialize(result);
 }
 
 /** A tool's own ModelRetryError goes back to the model as is; anything else it throws is TOOL_FAILED. */
@@ -586,13 +649,18 @@ function compileInput(name: string, plan: ClassPlan, validation: ClassValidation
   const hydrate = compileHydrator(plan);
   const residual = compileResidual(plan.residual);
   const fail = (list: FieldErrorList): ToolInputError => inputError(name, list);
+  // A closed tree: the validator counts the keys it accepts, and on a valid call that count stands in for the key walk.
+  const keyCount = plan.freeForm ? undefined : validation.keyCount;
   const parse: Entry['parse'] = (raw) => {
-    const value = parseArguments(name, raw, limits, plan.freeForm);
+    const text = keyCount !== undefined && typeof raw === 'string';
+    const value = parseArguments(name, raw, limits, plan.freeForm, !text);
     if (!validation.valid(value)) {
+      if (text) checkKeys(name, raw, value); // forbidden and repeated keys are answered before the validation errors
       if (!residual) return fail(validation.report(value));
       const all = withResidual(validation.report(value), residual, () => hydrate(value));
       return all instanceof Promise ? all.then(fail) : fail(all);
     }
+    if (text) checkKeys(name, raw, value, keyCount());
     const instance = hydrate(value);
     if (!residual) return instance;
     // Constraints Ajv could not take over (custom, async, @ValidateIf, transformed): class-validator runs them on the instance.

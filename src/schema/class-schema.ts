@@ -19,8 +19,9 @@ import type { JsonSchema, JsonSchemaType } from './json-schema';
  *   phrase in the description for each enforced constraint JSON Schema has no keyword for);
  * - `validation`: what Ajv compiles to enforce it: the same keywords, plus a `x-tw-check`
  *   keyword that calls class-validator's own validator where JSON Schema has no exact word
- *   (formats, `@IsAlpha`…), `x-tw-items` for array items (bounded error collection), and optional
- *   properties that also accept null (as `@IsOptional` does).
+ *   (formats, `@IsAlpha`…), `x-tw-items` for array items (bounded error collection), `x-tw-keys` on
+ *   closed classes (the validator counts the keys it accepts), and optional properties that also
+ *   accept null (as `@IsOptional` does).
  * Each keyword of `validation` remembers, in the registry's ConstraintTable, the class-validator
  * constraint it came from, so an Ajv error is reported with that constraint's name and message.
  * Constraints that cannot be compiled (async or user-written validators, `@ValidateIf`, properties
@@ -305,7 +306,10 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     });
   }
   if (required.length) schema.required = validation.required = required;
-  if (options.closed) schema.additionalProperties = validation.additionalProperties = false;
+  if (options.closed) {
+    schema.additionalProperties = validation.additionalProperties = false;
+    validation['x-tw-keys'] = true; // the first-error validator counts the keys it accepts (see createClassAjv)
+  }
   if (residual.size) plan.residual.set(cls, [...residual]);
   return plan;
 }

@@ -20,6 +20,11 @@ export interface FieldErrorList {
 export interface ClassValidation {
   valid: (value: unknown) => boolean;
   report: (value: unknown) => FieldErrorList;
+  /**
+   * After `valid` accepted a value: how many keys its objects hold, counted by the validator as it
+   * accepted them (never more than there are). Absent when the schema cannot count them all.
+   */
+  keyCount?: () => number;
 }
 
 const AJV_OPTIONS = {
@@ -39,7 +44,8 @@ const AJV_OPTIONS = {
  */
 export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => ClassValidation {
   const fast = new Ajv({ ...AJV_OPTIONS, allErrors: false });
-  const full = new Ajv({ ...AJV_OPTIONS, allErrors: true, verbose: true }); // errors carry parentSchema: keyword → constraint
+  // Errors carry parentSchema: keyword → constraint. `fast` has checked each schema against the meta-schema already.
+  const full = new Ajv({ ...AJV_OPTIONS, allErrors: true, verbose: true, validateSchema: false });
   for (const ajv of [fast, full]) {
     const validate: ((indexes: number[], data: unknown) => boolean) & { errors?: Partial<ErrorObject>[] } = (indexes, data) => {
       for (const i of indexes) {
@@ -64,15 +70,60 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
       ),
   });
   addCounter(fast);
+  fast.addKeyword({
+    keyword: 'x-tw-keys',
+    type: 'object',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      // Each declared property the object holds (a closed class: it holds no other); own-only for
+      // names Object.prototype also has. JSON has no undefined values.
+      const { gen, data, parentSchema } = cxt;
+      let sum = _`0`;
+      for (const key of Object.keys((parentSchema as JsonSchema).properties ?? {})) {
+        sum =
+          key in Object.prototype
+            ? _`${sum} + Object.prototype.hasOwnProperty.call(${data}, ${key})`
+            : _`${sum} + (${data}[${key}] !== undefined)`;
+      }
+      gen.code(_`${gen.scopeValue('keyword', { ref: tally })}.keys += ${sum}`);
+    },
+  });
+  // The all-errors pass answers an object with 200,000 extra keys with 20 errors and a count, not 200,000 error objects.
+  full.removeKeyword('additionalProperties');
+  full.addKeyword({
+    keyword: 'additionalProperties',
+    type: 'object',
+    schemaType: ['boolean', 'object'],
+    errors: true,
+    compile: (additional: boolean | JsonSchema, parentSchema: JsonSchema) =>
+      boundedKeys(
+        {
+          known: parentSchema.properties,
+          patterns: patternsOf(parentSchema.patternProperties, ''),
+          additional:
+            typeof additional === 'boolean'
+              ? additional
+              : { count: () => standalone(fast, additional), report: () => standalone(full, additional) },
+        },
+        parentSchema,
+      ),
+  });
   return (schema) => {
-    const valid = fast.compile(schema);
+    const compiled = fast.compile(schema);
+    const counts = countsEveryKey(schema, true);
     let all: ValidateFunction | undefined;
     return {
-      valid,
+      valid: counts
+        ? (value) => {
+            tally.keys = 0;
+            return compiled(value);
+          }
+        : compiled,
       report: (value) => {
         all ??= full.compile(schema);
         return all(value) ? { errors: [], omitted: 0 } : toFieldErrors(all.errors, table);
       },
+      keyCount: counts ? () => tally.keys : undefined,
     };
   };
 }
@@ -115,8 +166,132 @@ function boundedItems(count: () => ValidateFunction, itemReport: () => ValidateF
   return validate;
 }
 
-/** How many times `x-tw-count` ran (validation is synchronous: read it before and after one call). */
-const tally = { n: 0 };
+/** A subschema's validators, compiled on first use: a first-error one that decides, an all-errors one that names what is wrong. */
+interface Lazy {
+  count: () => ValidateFunction;
+  report: () => ValidateFunction;
+}
+
+/** What one object schema says about keys beyond `properties`: the keywords that give one error per key. */
+interface KeysSpec {
+  known?: Record<string, unknown>;
+  /** `patternProperties`: the RegExp and, unless only used to tell which keys are additional, its schema. */
+  patterns: { re: RegExp; schema?: Lazy }[];
+  /** `additionalProperties`: false refuses every other key, a schema checks each; true/absent: no check. */
+  additional?: boolean | Lazy;
+  /** `propertyNames`. */
+  names?: Lazy;
+}
+
+/**
+ * `additionalProperties`, `patternProperties` and `propertyNames` with Ajv's errors for the first
+ * few failing keys and a count of the rest: Ajv's allErrors builds an error object per failing key
+ * (200,000 of them for 200,000 extra keys). Each key is first decided by a first-error validator.
+ */
+function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunction {
+  const compiled = new Map<Lazy, { count: ValidateFunction; report?: ValidateFunction }>();
+  const use = (lazy: Lazy) => {
+    let v = compiled.get(lazy);
+    if (!v) compiled.set(lazy, (v = { count: lazy.count() }));
+    return v;
+  };
+  const known = spec.known ?? {};
+  const checksAdditional = spec.additional !== undefined && spec.additional !== true;
+  const validate: DataValidateFunction = (data, cxt) => {
+    validate.errors = [];
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return true;
+    const at = cxt?.instancePath ?? '';
+    const errors: Partial<ErrorObject>[] = [];
+    let failing = 0;
+    // One failing (keyword, key) pair: named while fewer than MAX_FIELD_ERRORS are, counted after.
+    const fail = (key: string, lazy: Lazy | undefined, value: unknown, own?: Partial<ErrorObject>) => {
+      if (++failing > MAX_FIELD_ERRORS) return;
+      if (own) errors.push({ instancePath: at, parentSchema, ...own });
+      if (!lazy) return;
+      const v = use(lazy);
+      v.report ??= lazy.report();
+      if (v.report(value)) return;
+      const path = own ? at : `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`; // propertyNames: errors on the object
+      for (const e of v.report.errors ?? []) errors.push({ ...e, instancePath: path + e.instancePath });
+    };
+    const names = spec.names && use(spec.names).count;
+    const additional = typeof spec.additional === 'object' ? use(spec.additional).count : undefined;
+    const record = data as Record<string, unknown>;
+    for (const key in record) {
+      if (names && !names(key)) {
+        fail(key, spec.names, key, { keyword: 'propertyNames', params: { propertyName: key }, message: 'property name must be valid' });
+      }
+      let matched = false;
+      for (const { re, schema } of spec.patterns) {
+        if (!re.test(key)) continue;
+        matched = true;
+        if (schema && !use(schema).count(record[key])) fail(key, schema, record[key]);
+      }
+      if (matched || !checksAdditional || (key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key))) continue;
+      if (additional === undefined) {
+        fail(key, undefined, undefined, {
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key },
+          message: 'must NOT have additional properties',
+        });
+      } else if (!additional(record[key])) {
+        fail(key, spec.additional as Lazy, record[key]);
+      }
+    }
+    if (failing === 0) return true;
+    if (failing > MAX_FIELD_ERRORS) {
+      errors.push({ keyword: 'x-tw-omitted', params: { count: failing - MAX_FIELD_ERRORS }, instancePath: at, message: '' });
+    }
+    validate.errors = errors;
+    return false;
+  };
+  return validate;
+}
+
+/** `patternProperties` as Ajv compiles them (its `u` flag follows `unicodeRegExp`). */
+function patternsOf(patterns: unknown, flags: string): { re: RegExp }[] {
+  return Object.keys(patterns ?? {})
+    .filter((p) => p !== '__proto__')
+    .map((p) => ({ re: new RegExp(p, flags) }));
+}
+
+/** A schema inside a class's `@Param({ schema })` compiled on its own; one that cannot be (a `$ref` out of it) reports nothing more. */
+function standalone(ajv: Ajv, schema: JsonSchema): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch {
+    return Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
+  }
+}
+
+/**
+ * `n`: how many times `x-tw-count` ran; `keys`: what `x-tw-keys` counted (validation is synchronous:
+ * read them before and after one call).
+ */
+const tally = { n: 0, keys: 0 };
+
+/**
+ * Whether `x-tw-keys` counts each object of a valid value once: it appears only where the validator
+ * goes once per object (through `properties`, `items` and the `else` of an optional property),
+ * never under a branch Ajv may try and drop (`anyOf`, `not`…) nor behind a `$ref`, and no property
+ * is named like a prototype-polluting key (those the key walk must see).
+ */
+function countsEveryKey(schema: unknown, once: boolean): boolean {
+  if (schema === null || typeof schema !== 'object') return true;
+  if (Array.isArray(schema)) return schema.every((s) => countsEveryKey(s, false));
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === '$ref' || (keyword === 'x-tw-keys' && !once)) return false;
+    if (keyword === 'properties' && value !== null && typeof value === 'object') {
+      if (Object.keys(value).some((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')) return false;
+      if (!Object.values(value).every((s) => countsEveryKey(s, once))) return false;
+    } else if (keyword === 'items' || keyword === 'x-tw-items' || keyword === 'else') {
+      if (!countsEveryKey(value, once)) return false;
+    } else if (value !== null && typeof value === 'object' && !countsEveryKey(value, false)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 /**
  * `x-tw-count` always holds and counts how often it ran, as one inline increment (a function
@@ -165,6 +340,19 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
           () => ajv.getSchema(at.report)!,
         ),
     });
+    const lazy = (at: KeysAt): Lazy => ({ count: () => fast.getSchema(at.valid)!, report: () => ajv.getSchema(at.report)! });
+    ajv.addKeyword({
+      keyword: 'x-tw-per-key',
+      schemaType: 'object',
+      errors: true,
+      compile: (at: { known: string[]; patterns: (KeysAt & { pattern: string })[]; additional?: boolean | KeysAt; names?: KeysAt }) =>
+        boundedKeys({
+          known: Object.fromEntries(at.known.map((key) => [key, true])),
+          patterns: at.patterns.filter((p) => p.pattern !== '__proto__').map((p) => ({ re: new RegExp(p.pattern, 'u'), schema: lazy(p) })),
+          additional: at.additional === undefined || typeof at.additional === 'boolean' ? at.additional : lazy(at.additional),
+          names: at.names && lazy(at.names),
+        }),
+    });
     return (full = ajv);
   };
   let count = 0;
@@ -194,6 +382,16 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
   };
 }
 
+/** Keywords that check every key of an object beyond `properties`. */
+const PER_KEY = ['additionalProperties', 'patternProperties', 'propertyNames'] as const;
+
+/** A subschema of `x-tw-per-key`: the original (first-error) and its bounded copy (all errors), by JSON pointer. */
+interface KeysAt {
+  valid: string;
+  report: string;
+  schema: unknown;
+}
+
 /** Keywords whose value is a schema, a map of schemas, or a list of schemas (draft-07 and 2019-09). */
 const SUBSCHEMA = new Set(['additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']);
 const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies', 'dependentSchemas']);
@@ -203,9 +401,36 @@ const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf']);
 function boundItems(schema: unknown, base: string, from: string, to: string): unknown {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
   const out: Record<string, unknown> = {};
-  const pointer = (key: string) => '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
+  // A JSON pointer inside a URI fragment (Ajv decodes each part): a pattern's `%`, `#` or spaces stay intact.
+  const pointer = (key: string) => '/' + encodeURIComponent(key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  const object = schema as JsonSchema;
+  const perKey = PER_KEY.filter((keyword) => object[keyword] !== undefined);
+  if (perKey.length) {
+    // The keywords that give one error per key become one `x-tw-per-key` (see boundedKeys), as `items` becomes `x-tw-items`.
+    const keys = `${to}/x-tw-per-key`;
+    const sub = (value: unknown, original: string, copy: string): KeysAt => ({
+      valid: `${base}#${original}`,
+      report: `${base}#${keys}${copy}/schema`,
+      schema: boundItems(value, base, original, `${keys}${copy}/schema`),
+    });
+    const additional = object.additionalProperties;
+    const patterns = Object.entries((object.patternProperties ?? {}) as Record<string, unknown>);
+    out['x-tw-per-key'] = {
+      known: Object.keys(object.properties ?? {}),
+      patterns: patterns.map(([pattern, value], i) => ({
+        pattern,
+        ...sub(value, `${from}/patternProperties${pointer(pattern)}`, `/patterns/${i}`),
+      })),
+      additional:
+        additional === undefined || typeof additional === 'boolean'
+          ? additional
+          : sub(additional, `${from}/additionalProperties`, '/additional'),
+      names: object.propertyNames === undefined ? undefined : sub(object.propertyNames, `${from}/propertyNames`, '/names'),
+    };
+  }
   for (const [keyword, value] of Object.entries(schema)) {
     const here = pointer(keyword);
+    if ((PER_KEY as readonly string[]).includes(keyword)) continue;
     if (keyword === 'items' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const copy = `${to}/x-tw-items/schema`;
       out['x-tw-items'] = {

@@ -20,7 +20,14 @@ const FORBIDDEN = ['__proto__', 'constructor', 'prototype'];
  * bounds the depth (closed classes without free-form objects): V8's JSON.parse is not recursive,
  * and Ajv rejects anything deeper than the classes at their first level.
  */
-export function parseArguments(toolName: string, raw: unknown, limits: ArgumentLimits, checkDepth = true): Record<string, unknown> {
+export function parseArguments(
+  toolName: string,
+  raw: unknown,
+  limits: ArgumentLimits,
+  checkDepth = true,
+  /** false: the caller runs `checkKeys` on the text itself (after validating, with the validator's key count). */
+  keys = true,
+): Record<string, unknown> {
   let value: unknown = raw;
   if (typeof raw === 'string') {
     if (raw.length > limits.maxLength) {
@@ -40,26 +47,7 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
         { path: '', constraint: 'isJson', message: `arguments are not valid JSON: ${(error as Error).message}` },
       ]);
     }
-    if (value !== null && typeof value === 'object') {
-      // One walk over the parsed keys refuses prototype-polluting keys (secure-json-parse's rule, escaped
-      // spellings included: the keys are decoded) and counts them for the duplicate-key check.
-      const keys = countKeys(value);
-      if (keys === POLLUTING) throw forbiddenKey(toolName);
-      if (Number.isNaN(keys)) secureParse(toolName, raw); // deeper than the walk goes: secure-json-parse decides
-      // RFC 7493 (I-JSON): a key repeated in one object means two readers (an approver, the tool) may see two values.
-      if (countColons(raw) !== keys) {
-        const duplicate = findDuplicateKey(raw);
-        if (duplicate) {
-          throw new ToolInputError('INVALID_JSON', toolName, [
-            {
-              path: duplicate.path,
-              constraint: 'uniqueKeys',
-              message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)`,
-            },
-          ]);
-        }
-      }
-    }
+    if (keys && value !== null && typeof value === 'object') checkKeys(toolName, raw, value);
   } else if (value !== null && typeof value === 'object') {
     checkObject(toolName, value, limits);
   }
@@ -71,6 +59,33 @@ export function parseArguments(toolName: string, raw: unknown, limits: ArgumentL
     });
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Refuses prototype-polluting keys (secure-json-parse's rule) and, RFC 7493 (I-JSON), a key repeated
+ * in one object of the JSON text `raw` parsed into `value`: two readers (an approver, the tool) may
+ * see two values. `counted`: keys a validator counted on `value` while accepting it, never more than
+ * it holds, and none of them prototype-polluting: as many as the text's colons proves both rules hold.
+ */
+export function checkKeys(toolName: string, raw: string, value: object, counted?: number): void {
+  if (counted !== undefined && countColons(raw) === counted) return;
+  // One walk over the parsed keys refuses prototype-polluting keys (escaped spellings included: the
+  // keys are decoded) and counts them for the duplicate-key check.
+  const keys = countKeys(value);
+  if (keys === POLLUTING) throw forbiddenKey(toolName);
+  if (Number.isNaN(keys)) secureParse(toolName, raw); // deeper than the walk goes: secure-json-parse decides
+  if (countColons(raw) !== keys) {
+    const duplicate = findDuplicateKey(raw);
+    if (duplicate) {
+      throw new ToolInputError('INVALID_JSON', toolName, [
+        {
+          path: duplicate.path,
+          constraint: 'uniqueKeys',
+          message: `arguments repeat the key ${JSON.stringify(duplicate.key)} in one object; send each key once (RFC 7493)`,
+        },
+      ]);
+    }
+  }
 }
 
 /** Every key of a JSON text is followed by a colon: as many colons as parsed keys means no key was repeated. */

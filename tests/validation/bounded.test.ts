@@ -13,7 +13,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { Type } from 'class-transformer';
-import { Param, Tool, ToolInputError, ToolRegistry, type ToolDefinition, type ToolInterface } from 'toolwright';
+import { Param, Tool, ToolInputError, ToolRegistry, type JsonSchema, type ToolDefinition, type ToolInterface } from 'toolwright';
 
 /*
  * One reading of the JSON and a bounded answer: however many errors an input has, the model sees
@@ -139,6 +139,53 @@ test('arrays mixing good and wrong items: listed + omitted = the wrong ones, nam
   );
 });
 
+describe('200,000 keys beyond the schema: each keyword that checks every key answers 20 errors and a count', () => {
+  const closed = (name: string, extra: Partial<JsonSchema>) =>
+    class implements ToolInterface {
+      definition(): ToolDefinition {
+        return { name, description: name, parameters: { type: 'object', properties: { amount: { type: 'number' } }, ...extra } };
+      }
+      execute(): string {
+        return '{}';
+      }
+    };
+  const tools = ToolRegistry.build({
+    tools: [
+      OrderTool,
+      closed('no_extra', { additionalProperties: false }),
+      closed('extra_strings', { additionalProperties: { type: 'string' } }),
+      closed('k_strings', { patternProperties: { '^k': { type: 'string' } } }),
+      closed('short_names', { propertyNames: { maxLength: 3 } }),
+    ],
+    limits: { maxLength: 4_000_000 },
+  });
+  const args: Record<string, number> = { amount: 1 };
+  for (let i = 0; i < 200_000; i++) args[`k${i}`] = i;
+  const text = JSON.stringify(args);
+
+  test.each([
+    ['order', 'k0', 'whitelistValidation', 200_000 - 20],
+    ['no_extra', 'k0', 'additionalProperties', 200_000 - 20],
+    ['extra_strings', 'k0', 'type', 200_000 - 20],
+    ['k_strings', 'k0', 'type', 200_000 - 20],
+    // `amount` and every key from k100 on are longer than 3 characters: the first 20 such keys give two errors
+    // each (propertyNames' and maxLength's), 20 of those 40 are listed; the other keys are counted, one per key.
+    ['short_names', '', 'propertyNames', 20 + (1 + 200_000 - 100 - 20)],
+  ])('%s: 20 listed, the rest counted, a small answer (text and object)', async (tool, path, constraint, omitted) => {
+    for (const input of [text, args]) {
+      const error = await tools.call(tool, input).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
+      expect(error).toBeInstanceOf(ToolInputError);
+      expect(error!.errors).toHaveLength(20);
+      expect(error!.errors[0]).toMatchObject({ path, constraint });
+      expect(error!.toToolResult().length).toBeLessThan(10_000);
+      expect(error!.omitted).toBe(omitted);
+    }
+  });
+});
+
 describe('duplicate keys (RFC 7493 I-JSON)', () => {
   test.each([
     ['{"amount":1,"amount":5000}', 'amount', ''],
@@ -188,6 +235,56 @@ describe('duplicate keys (RFC 7493 I-JSON)', () => {
       { seed: 7493, numRuns: 300 },
     );
   });
+});
+
+test('a closed input class, whose validator counts the keys it accepts: refused exactly as the key walk refuses', async () => {
+  // Mostly valid `order` arguments (so the validator's count, not the walk, decides), written as entry
+  // lists so that keys repeat, with colons and quotes inside strings and now and then a polluting key.
+  const text = (pairs: [string, string][]) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+  const str = fc.constantFrom('ab', 'a:', '"x":1', ':', '{"a":1}').map((v) => JSON.stringify(v));
+  const polluting = fc.constantFrom<[string, string]>(['__proto__', '{}'], ['constructor', '{"prototype":{}}'], ['__proto__', '1']);
+  const line = fc
+    .array(fc.oneof(fc.tuple(fc.constant('sku'), str), fc.tuple(fc.constant('qty'), fc.constantFrom('1', '2'))), { maxLength: 3 })
+    .chain((pairs) => fc.oneof({ weight: 9, arbitrary: fc.constant(pairs) }, { weight: 1, arbitrary: polluting.map((p) => [...pairs, p]) }))
+    .map(text);
+  const root = fc
+    .array(
+      fc.oneof(
+        fc.tuple(fc.constant('amount'), fc.constantFrom('1', '2.5')),
+        fc.tuple(
+          fc.constant('ids'),
+          fc.array(fc.constantFrom('1', '2'), { maxLength: 3 }).map((a) => `[${a.join(',')}]`),
+        ),
+        fc.tuple(
+          fc.constant('lines'),
+          fc.array(line, { maxLength: 3 }).map((a) => `[${a.join(',')}]`),
+        ),
+        fc.tuple(fc.constant('note'), str),
+        polluting,
+      ),
+      { maxLength: 5 },
+    )
+    .map((pairs) => text([['amount', '1'], ...pairs]));
+  await fc.assert(
+    fc.asyncProperty(root, async (args) => {
+      let pollutes = false;
+      try {
+        sjson.parse(args, undefined, { protoAction: 'error', constructorAction: 'error' });
+      } catch {
+        pollutes = true;
+      }
+      // Canonical texts: parsing and writing back changes one exactly when a repeated key was merged away.
+      const repeats = JSON.stringify(JSON.parse(args)) !== args;
+      const error = await registry.call('order', args).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
+      const constraint = error?.errors[0]?.constraint;
+      expect(constraint === 'forbiddenKey').toBe(pollutes);
+      expect(constraint === 'uniqueKeys').toBe(!pollutes && repeats);
+    }),
+    { seed: 8, numRuns: 400 },
+  );
 });
 
 describe("prototype-polluting keys (secure-json-parse's rule, checked on the parsed keys)", () => {

@@ -177,12 +177,25 @@ const schemas: fc.Arbitrary<JsonSchema> = fc.letrec<{ node: JsonSchema; object: 
     ),
   ),
   object: fc
-    .record({
-      props: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'e/f'), tie('node'), { maxKeys: 4 }),
-      required: fc.subarray(['a', 'b', 'c', 'd', 'e/f']),
-      closed: fc.boolean(),
-    })
-    .map(({ props, required, closed }) => ({ type: 'object' as const, properties: props, required, additionalProperties: !closed })),
+    .record(
+      {
+        props: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'e/f'), tie('node'), { maxKeys: 4 }),
+        required: fc.subarray(['a', 'b', 'c', 'd', 'e/f']),
+        // The keywords that check every key beyond `properties` (one error per key in Ajv's allErrors).
+        additional: fc.oneof(fc.boolean(), leaf, tie('object')),
+        patterns: fc.dictionary(fc.constantFrom('^[a-c]', 'x', '/', '%'), tie('node'), { maxKeys: 2 }),
+        names: fc.oneof(fc.constant(undefined), fc.record({ maxLength: fc.constant(1) }), fc.record({ pattern: fc.constant('^[a-d]') })),
+      },
+      { requiredKeys: ['props', 'required', 'additional'] },
+    )
+    .map(({ props, required, additional, patterns, names }) => ({
+      type: 'object' as const,
+      properties: props,
+      required,
+      additionalProperties: additional,
+      ...(patterns && Object.keys(patterns).length ? { patternProperties: patterns } : {}),
+      ...(names ? { propertyNames: names } : {}),
+    })),
 })).object;
 
 /** Values that often fit a schema and often do not: the failing property sets are the interesting part. */
