@@ -139,11 +139,28 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
     }
     await db.query(`CREATE INDEX memory_entries_words ON ${s}.memory_entries USING gin (words)`);
   },
+  // History as chunks of consecutive messages, each chunk's bodies joined with ',' (the items of a
+  // JSON array): a load reads a few long rows instead of a row per message, and an append extends
+  // the last chunk or adds new ones (see HISTORY_CHUNK). Existing messages regrouped, 256 a chunk.
+  `CREATE TABLE $S.session_history (
+     session_pk bigint NOT NULL REFERENCES $S.sessions (id) ON DELETE CASCADE,
+     first_seq bigint NOT NULL,
+     last_seq bigint NOT NULL,
+     items text NOT NULL,
+     PRIMARY KEY (session_pk, first_seq)
+   );
+   INSERT INTO $S.session_history (session_pk, first_seq, last_seq, items)
+     SELECT session_pk, min(seq), max(seq), string_agg(body, ',' ORDER BY seq) FROM $S.session_messages GROUP BY session_pk, seq / 256;
+   DROP TABLE $S.session_messages;`,
 ];
 
-/** A tsquery operand matching `term` as a prefix (`'term':*`) or exactly. */
-/** History messages per row of a session load (see loadSession). */
+/**
+ * A history chunk takes messages while it holds fewer than HISTORY_CHUNK messages and
+ * HISTORY_CHUNK_CHARS characters: a load reads one row per chunk, and an append rewrites at most
+ * one chunk (the last) of bounded size.
+ */
 const HISTORY_CHUNK = 256;
+const HISTORY_CHUNK_CHARS = 64 * 1024;
 
 /** How much history text (UTF-16 characters) a store keeps in the process across sessions. */
 const HISTORY_CACHE_CHARS = 32 * 1024 * 1024;
@@ -166,6 +183,7 @@ interface CachedHistory {
 /** A query term is spelled out as at most this many words it begins; beyond, it stays a `:*` prefix. */
 const PREFIX_WORDS = 32;
 
+/** A tsquery operand matching `term` as a prefix (`'term':*`) or exactly. */
 const tsTerm = (t: string, prefix: boolean) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
@@ -220,39 +238,41 @@ export class PostgresStore implements SessionStore {
       cached = undefined;
       read = await this.readSession(key, limit, 0);
     } else if (cached && read) {
-      // The cached head plus what was appended since.
-      read.chunks = [...cached.chunks, ...read.chunks];
+      // The cached chunks plus what was appended since: the chunk it went into, as it is now, and any new ones.
+      const from = read.chunks.length ? read.chunks[0].first : Infinity;
+      read.chunks = [...cached.chunks.filter((c) => c.first < from), ...read.chunks];
     }
     if (!read) {
       this.forgetHistory(scope);
       return undefined;
     }
     if (limit === undefined) this.cacheHistory(scope, read, cached);
-    const messages: Message[] = [];
+    let messages: Message[] = [];
     for (const chunk of read.chunks) for (const m of JSON.parse(`[${chunk.items}]`) as Message[]) messages.push(m);
+    // A window reads the chunks holding its messages; the first may hold older ones.
+    if (limit !== undefined && messages.length > limit) messages = limit === 0 ? [] : messages.slice(-limit);
     return toSessionSnapshot(key, { ...read.row, history: [], messages });
   }
 
   /**
-   * One statement reads one snapshot: meta, state and history (from message `after` on) cannot come
-   * from different turns. History comes as a few rows of HISTORY_CHUNK messages each, joined on the
-   * server into the text of a JSON array's items (each body is a whole JSON value): one JSON.parse
-   * per chunk, and no row, field and string per message for node-pg to build and collect (a text[]
-   * column was slower still: node-pg parsed the array literal character by character).
+   * One statement reads one snapshot: meta, state and history (the chunks holding messages after
+   * `after`, or the last `limit` messages) cannot come from different turns. History is stored as
+   * chunks, each the text of a JSON array's items (each body is a whole JSON value): one row and one
+   * JSON.parse per chunk. Rows per message joined on the server at load (string_agg) cost the
+   * server a row visit and a sort per message; a row per message cost node-pg a row, fields and
+   * strings per message; a text[] column was slower still (node-pg parsed the literal per character).
    */
   private async readSession(key: SessionKey, limit: number | undefined, after: number) {
     const { rows } = await guard('postgres', async () => {
       await this.migrated();
       return this.pool.query<[number, string | null, string | null, string | null, string | null, string | null]>({
-        text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version FROM ${this.s}.sessions
+        text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version, last_seq FROM ${this.s}.sessions
                           WHERE tenant = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > now()))
                SELECT 0, user_id, user_input, pending_run, version::text, id::text FROM s
-               UNION ALL SELECT 3, (SELECT min(seq) FROM ${this.s}.session_messages m WHERE m.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
+               UNION ALL SELECT 3, (SELECT min(first_seq) FROM ${this.s}.session_history h WHERE h.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
                UNION ALL SELECT 1, st.key, st.value, NULL, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
-               UNION ALL SELECT 2, string_agg(body, ',' ORDER BY seq), min(seq)::text, max(seq)::text, NULL, NULL
-                 FROM (SELECT m.seq, m.body FROM ${this.s}.session_messages m, s WHERE m.session_pk = s.id AND m.seq > $4
-                       ORDER BY m.seq DESC LIMIT $3) h
-                 GROUP BY seq / ${HISTORY_CHUNK}`,
+               UNION ALL SELECT 2, h.items, h.first_seq::text, h.last_seq::text, NULL, NULL FROM ${this.s}.session_history h, s
+                 WHERE h.session_pk = s.id AND h.last_seq > GREATEST($4, s.last_seq - COALESCE($3::bigint, s.last_seq))`,
         values: [tenantOf(key), key.sessionId, limit ?? null, after],
         rowMode: 'array',
       });
@@ -329,17 +349,19 @@ export class PostgresStore implements SessionStore {
         // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
         // this session queue here and each sees the previous one's last_seq.
         const locked = await db.query(
-          `INSERT INTO ${this.s}.sessions (tenant, session_id) VALUES ($1, $2)
+          `INSERT INTO ${this.s}.sessions AS t (tenant, session_id) VALUES ($1, $2)
          ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
-         RETURNING id, last_seq, (expires_at IS NOT NULL AND expires_at <= now()) AS expired`,
+         RETURNING id, last_seq, (expires_at IS NOT NULL AND expires_at <= now()) AS expired,
+           (SELECT ARRAY[first_seq, last_seq, length(items)]::text[] FROM ${this.s}.session_history h
+             WHERE h.session_pk = t.id ORDER BY first_seq DESC LIMIT 1) AS tail`,
           [tenantOf(key), key.sessionId],
         );
-        const row = locked.rows[0] as { id: string; last_seq: string; expired: boolean };
+        const row = locked.rows[0] as { id: string; last_seq: string; expired: boolean; tail: string[] | null };
         let seq = Number(row.last_seq);
         if (row.expired) {
           // Expired: the session starts over, as if it had been deleted.
           await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-          await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+          await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
           await db.query(`UPDATE ${this.s}.sessions SET user_id = NULL, user_input = NULL, pending_run = NULL, version = 0 WHERE id = $1`, [
             row.id,
           ]);
@@ -355,14 +377,32 @@ export class PostgresStore implements SessionStore {
             [row.id, c.set.map(([k]) => k), c.set.map(([, v]) => v)],
           );
         }
-        if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+        if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
         const messages = [...(c.replaced ?? []), ...c.appended];
         if (messages.length) {
-          await db.query(
-            `INSERT INTO ${this.s}.session_messages (session_pk, seq, body)
-           SELECT $1, $2::bigint + ord, body FROM unnest($3::text[]) WITH ORDINALITY AS t(body, ord)`,
-            [row.id, seq, messages],
-          );
+          // The last chunk takes what fits (unless the history was just emptied); the rest makes new chunks.
+          const tail = row.tail && !row.expired && !c.replaced ? row.tail.map(Number) : undefined;
+          const open = tail && tail[1] === seq ? tail : undefined;
+          const [more, ...fresh] = chunkHistory(messages, open ? open[1] - open[0] + 1 : HISTORY_CHUNK, open ? open[2] : 0);
+          if (open && more.length) {
+            await db.query(
+              `UPDATE ${this.s}.session_history SET items = items || ',' || $3, last_seq = $4 WHERE session_pk = $1 AND first_seq = $2`,
+              [row.id, open[0], more.join(','), seq + more.length],
+            );
+          }
+          if (fresh.length) {
+            const firsts: number[] = [];
+            let next = seq + more.length;
+            for (const chunk of fresh) {
+              firsts.push(next + 1);
+              next += chunk.length;
+            }
+            await db.query(
+              `INSERT INTO ${this.s}.session_history (session_pk, first_seq, last_seq, items)
+             SELECT $1, f, f + n - 1, items FROM unnest($2::bigint[], $3::int[], $4::text[]) AS t(f, n, items)`,
+              [row.id, firsts, fresh.map((chunk) => chunk.length), fresh.map((chunk) => chunk.join(','))],
+            );
+          }
           seq += messages.length;
         }
         const updated = await db.query(
@@ -420,7 +460,7 @@ export class PostgresStore implements SessionStore {
         if (!row.expired) return row.user_id;
         // Expired: the session starts over, owned by the claimant.
         await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-        await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+        await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
         await db.query(
           `UPDATE ${this.s}.sessions SET user_id = $2, user_input = NULL, pending_run = NULL, version = 0,
            expires_at = CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $3::float8) END
@@ -682,6 +722,28 @@ export class PostgresStore implements SessionStore {
       db.release(broken);
     }
   }
+}
+
+/**
+ * Splits encoded messages into history chunks (see HISTORY_CHUNK): the first continues a last
+ * chunk of `count` messages and `chars` characters (empty if that one is full), the rest are new.
+ */
+function chunkHistory(messages: readonly string[], count: number, chars: number): string[][] {
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  for (const m of messages) {
+    if (count >= HISTORY_CHUNK || chars >= HISTORY_CHUNK_CHARS) {
+      chunks.push(current);
+      current = [];
+      count = 0;
+      chars = 0;
+    }
+    current.push(m);
+    count++;
+    chars += m.length + 1;
+  }
+  chunks.push(current);
+  return chunks;
 }
 
 /** The one thing a save does with its connection. */
