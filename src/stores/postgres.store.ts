@@ -152,7 +152,19 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
    INSERT INTO $S.session_history (session_pk, first_seq, last_seq, items)
      SELECT session_pk, min(seq), max(seq), string_agg(body, ',' ORDER BY seq) FROM $S.session_messages GROUP BY session_pk, seq / 256;
    DROP TABLE $S.session_messages;`,
+  // Each entry's tsvector also holds its memory's scope lexeme (see SCOPE_LEXEME), so a search
+  // finds its memory's matches in the GIN index alone, with or without table statistics.
+  `UPDATE $S.memory_entries SET words = words || array_to_tsvector(ARRAY[' ' || memory_pk]);`,
 ];
+
+/**
+ * The lexeme naming a memory in its entries' tsvectors: a space and the memory's id, which no word
+ * can be (words never hold a space). A search ANDs it into its tsquery, so the GIN index alone
+ * finds the memory's matching entries. Filtering on memory_pk instead left the plan to statistics:
+ * a freshly filled memory (no ANALYZE yet) got a BitmapAnd with the primary key's index, which
+ * reads every entry of the memory (50,000 index entries) for every search.
+ */
+const SCOPE_LEXEME = (pk: string) => `' ' || ${pk}`;
 
 /**
  * A history chunk takes messages while it holds fewer than HISTORY_CHUNK messages and
@@ -203,6 +215,8 @@ export class PostgresStore implements SessionStore {
   private readonly historyCache = new Map<string, CachedHistory>();
   private historyChars = 0;
   private readonly memoryCache = new Map<string, { entries: MemoryEntry[]; index?: CachedMemoryIndex }>();
+  /** Per memory scope searched here: its id, version and vocabulary (sorted), to expand a typo with no vocabulary fetch. */
+  private readonly vocabularies = new Map<string, { pk: string; version: string; words: string[] }>();
   private ready?: Promise<void>;
 
   constructor(options: PostgresStoreOptions = {}) {
@@ -554,7 +568,8 @@ export class PostgresStore implements SessionStore {
           const words = changes.added.map((e) => entryWords(e));
           await db.query(
             `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
-           SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
+           SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) || array_to_tsvector(ARRAY[${SCOPE_LEXEME('$1::bigint')}])
+           FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
             [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
           );
           await db.query(
@@ -583,50 +598,63 @@ export class PostgresStore implements SessionStore {
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const terms = queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    // The word lengths a typo of some term could have, fetched with the first statement in case a term turns out unknown.
-    const fuzzy = terms.filter((t) => fuzzyDistance(t) > 0);
-    const shortest = Math.min(...fuzzy.map((t) => t.length - fuzzyDistance(t)));
-    const longest = Math.max(...fuzzy.map((t) => t.length + fuzzyDistance(t)));
-    // One statement: the memory's row, each query term's words in it (C collation: a prefix is an
-    // index range), the ranked hits for those, and when a term has none, the vocabulary to expand its typo.
+    const scope = memoryKeyString(key);
+    const vocabulary = this.vocabularies.get(scope);
+    // Typos expanded against the vocabulary as this process last read it: exact if the memory has not changed since (checked below).
+    const guesses = vocabulary ? typoWords(terms, vocabulary.words) : [];
+    // One statement: the memory's row, each query term's words in it (C collation: a prefix is an index
+    // range), the ranked hits for those and the guesses, and when a term has none and the vocabulary
+    // this process holds is not the current one, the vocabulary.
     const { rows } = await this.query(
-      `WITH m AS (SELECT id FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3),
+      `WITH m AS (SELECT id, version, quote_literal(${SCOPE_LEXEME('id')})::tsquery AS scope FROM ${this.s}.memories
+                  WHERE tenant = $1 AND agent = $2 AND user_id = $3),
        t AS (SELECT t.term, ARRAY(SELECT w.term FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
                                     AND w.term >= t.term COLLATE "C" AND w.term < (t.term || chr(1114111)) COLLATE "C"
                                   ORDER BY w.term LIMIT ${PREFIX_WORDS + 1}) AS words
              FROM unnest($4::text[]) AS t(term)),
-       q AS (SELECT to_tsquery('simple', string_agg(CASE WHEN cardinality(words) > ${PREFIX_WORDS} THEN quote_literal(term) || ':*'
-                                                    ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END, ' | ')) AS q
-             FROM t WHERE cardinality(words) > 0 HAVING count(*) > 0),
+       q AS (SELECT to_tsquery('simple', string_agg(op, ' | ')) AS q FROM (
+               SELECT CASE WHEN cardinality(words) > ${PREFIX_WORDS} THEN quote_literal(term) || ':*'
+                           ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END AS op
+               FROM t WHERE cardinality(words) > 0
+               UNION ALL SELECT quote_literal(g) FROM unnest($6::text[]) AS g) ops HAVING count(*) > 0),
        hits AS (SELECT e.seq, ts_rank(e.words, q.q) AS score FROM ${this.s}.memory_entries e, m, q
-                WHERE e.memory_pk = m.id AND e.words @@ q.q ORDER BY score DESC, e.seq LIMIT $5)
+                WHERE e.words @@ (q.q && m.scope) ORDER BY score DESC, e.seq LIMIT $5)
        SELECT 'hit' AS kind, e.body AS value, h.score, h.seq, NULL::text[] AS words
          FROM hits h, m, ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq = h.seq
-       UNION ALL SELECT 'memory', id::text, NULL, NULL, NULL FROM m
+       UNION ALL SELECT 'memory', id::text, NULL, version, NULL FROM m
        UNION ALL SELECT 'term', term, NULL, NULL, words FROM t
        UNION ALL SELECT 'word', w.term, NULL, NULL, NULL FROM ${this.s}.memory_terms w, m
-         WHERE w.memory_pk = m.id AND length(w.term) BETWEEN $6 AND $7 AND EXISTS (SELECT 1 FROM t WHERE cardinality(words) = 0)`,
-      [tenantOf(key), key.agentName, key.userId, terms, limit, fuzzy.length ? shortest : 1, fuzzy.length ? longest : 0],
+         WHERE w.memory_pk = m.id AND m.id || ' ' || m.version <> $7 AND EXISTS (SELECT 1 FROM t WHERE cardinality(words) = 0)`,
+      [tenantOf(key), key.agentName, key.userId, terms, limit, guesses, vocabulary ? `${vocabulary.pk} ${vocabulary.version}` : ''],
     );
     type Row = { kind: string; value: string; score: number | null; seq: string | null; words: string[] | null };
     const result = rows as Row[];
-    if (!result.some((r) => r.kind === 'memory')) return [];
+    const memory = result.find((r) => r.kind === 'memory');
+    if (!memory) {
+      this.vocabularies.delete(scope);
+      return [];
+    }
+    const current = vocabulary !== undefined && vocabulary.pk === memory.value && vocabulary.version === memory.seq;
+    const fetched = result.filter((r) => r.kind === 'word').map((r) => r.value);
+    if (!current && fetched.length) {
+      this.vocabularies.delete(scope);
+      this.vocabularies.set(scope, { pk: memory.value, version: memory.seq!, words: fetched.sort() });
+      if (this.vocabularies.size > 256) this.vocabularies.delete(this.vocabularies.keys().next().value as string);
+    }
     let hits = result.filter((r) => r.kind === 'hit');
     const known = result.filter((r) => r.kind === 'term' && r.words!.length > 0);
     const typos = result.filter((r) => r.kind === 'term' && r.words!.length === 0 && fuzzyDistance(r.value) > 0).map((r) => r.value);
-    if (typos.length) {
-      // Rare: a term that is no word's prefix here. Expand it into the memory's words within its typo distance, then rank again.
-      const pk = result.find((r) => r.kind === 'memory')!.value;
-      const words = result.filter((r) => r.kind === 'word').map((r) => r.value);
+    if (!current && (typos.length || guesses.length)) {
+      // The memory changed since its vocabulary was read (or never was): expand typos against the one just fetched, then rank again.
       const operands = known.flatMap((r) =>
         r.words!.length > PREFIX_WORDS ? [tsTerm(r.value, true)] : r.words!.map((w) => tsTerm(w, false)),
       );
-      for (const t of typos) for (const w of fuzzyMatches(t, words)) operands.push(tsTerm(w, false));
+      for (const t of typos) for (const w of fuzzyMatches(t, fetched)) operands.push(tsTerm(w, false));
       if (operands.length === 0) return [];
       const again = await this.query(
         `SELECT 'hit' AS kind, body AS value, ts_rank(words, q) AS score, seq FROM ${this.s}.memory_entries, to_tsquery('simple', $2) AS q
-         WHERE memory_pk = $1 AND words @@ q ORDER BY score DESC, seq LIMIT $3`,
-        [pk, operands.join(' | '), limit],
+         WHERE words @@ (q && quote_literal(${SCOPE_LEXEME('$1::bigint')})::tsquery) ORDER BY score DESC, seq LIMIT $3`,
+        [memory.value, operands.join(' | '), limit],
       );
       hits = again.rows as Row[];
     }
@@ -722,6 +750,23 @@ export class PostgresStore implements SessionStore {
       db.release(broken);
     }
   }
+}
+
+/** The words of `vocabulary` (sorted) within the typo distance of each term that begins none of them. */
+function typoWords(terms: readonly string[], vocabulary: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const t of terms) {
+    let lo = 0;
+    let hi = vocabulary.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (vocabulary[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < vocabulary.length && vocabulary[lo].startsWith(t)) continue;
+    for (const w of fuzzyMatches(t, vocabulary)) out.push(w);
+  }
+  return out;
 }
 
 /**

@@ -177,6 +177,47 @@ describe('PostgresStore', () => {
     }
   });
 
+  it('expands typos right while the memory changes between searches: saved to, deleted, recreated, by another process', async () => {
+    // A searches (and keeps the vocabulary it read); B writes as another process would; C, a fresh store each time, is the truth.
+    const [a, b] = [0, 1].map(() => new PostgresStore({ connectionString: server.connectionString, schema: 'tw_typos' }));
+    const words = ['kettle', 'norway', 'invoice', 'shipping', 'birthday', 'refund', 'notification', 'kettles', 'normal'];
+    const typo = (w: string) => w.slice(0, 2) + w.slice(3);
+    type Op = { kind: 'save'; words: string[] } | { kind: 'delete' | 'search' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('save' as const), words: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }) }),
+      fc.record({ kind: fc.constantFrom('delete' as const, 'search' as const) }),
+    );
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
+          const key = { agentName: 'support', userId: `u-${run++}` };
+          for (const o of ops) {
+            if (o.kind === 'save') {
+              const memory = new AgentMemory(key);
+              memory.addFact(o.words.join(' '));
+              await b.saveMemory(key, memory.takeChanges());
+            } else if (o.kind === 'delete') {
+              await b.deleteMemory(key);
+            } else {
+              // Every word, misspelt and spelt right: a word saved since the last search must be found either way.
+              const truth = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_typos' });
+              try {
+                for (const query of words.flatMap((w) => [`${typo(w)} order`, w]))
+                  expect(await a.searchMemory(key, query)).toEqual(await truth.searchMemory(key, query));
+              } finally {
+                await truth.close();
+              }
+            }
+          }
+        }),
+        { numRuns: 20 },
+      );
+    } finally {
+      await Promise.all([a, b].map((s) => s.close()));
+    }
+  });
+
   it('uses a pool passed in and leaves it open on close', async () => {
     const pool = new Pool({ connectionString: server.connectionString });
     const store = new PostgresStore({ pool, schema: 'tw_own_pool' });
