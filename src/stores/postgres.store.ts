@@ -604,7 +604,9 @@ export class PostgresStore implements SessionStore {
     const guesses = vocabulary ? typoWords(terms, vocabulary.words) : [];
     // One statement: the memory's row, each query term's words in it (C collation: a prefix is an index
     // range), the ranked hits for those and the guesses, and when a term has none and the vocabulary
-    // this process holds is not the current one, the vocabulary.
+    // this process holds is not the current one, the vocabulary. The hits' tsquery is a scalar
+    // subquery (an InitPlan parameter), so the GIN index can serve it as an index condition: joined
+    // from a CTE it was a join filter, and without statistics the planner chose a sequential scan.
     const { rows } = await this.query(
       `WITH m AS (SELECT id, version, quote_literal(${SCOPE_LEXEME('id')})::tsquery AS scope FROM ${this.s}.memories
                   WHERE tenant = $1 AND agent = $2 AND user_id = $3),
@@ -617,8 +619,8 @@ export class PostgresStore implements SessionStore {
                            ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END AS op
                FROM t WHERE cardinality(words) > 0
                UNION ALL SELECT quote_literal(g) FROM unnest($6::text[]) AS g) ops HAVING count(*) > 0),
-       hits AS (SELECT e.seq, ts_rank(e.words, q.q) AS score FROM ${this.s}.memory_entries e, m, q
-                WHERE e.words @@ (q.q && m.scope) ORDER BY score DESC, e.seq LIMIT $5)
+       hits AS (SELECT e.seq, ts_rank(e.words, (SELECT q FROM q)) AS score FROM ${this.s}.memory_entries e
+                WHERE e.words @@ (SELECT q.q && m.scope FROM q, m) ORDER BY score DESC, e.seq LIMIT $5)
        SELECT 'hit' AS kind, e.body AS value, h.score, h.seq, NULL::text[] AS words
          FROM hits h, m, ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq = h.seq
        UNION ALL SELECT 'memory', id::text, NULL, version, NULL FROM m
