@@ -1,4 +1,4 @@
-import type { MemoryEntry } from './snapshots';
+import type { MemoryEntry, MemorySnapshot } from './snapshots';
 
 /** A hit of a memory search: the entry itself and its score (higher is better; scales differ per store). */
 export type MemorySearchResult = MemoryEntry & { score: number };
@@ -307,6 +307,23 @@ export class MemoryIndexCache {
 export function attachIndex<T extends object>(snapshot: T, index: MemoryIndex): T {
   Object.defineProperty(snapshot, 'index', { value: index, enumerable: false, configurable: true, writable: true });
   return snapshot;
+}
+
+/**
+ * A store's snapshot of a memory it keeps in the process: its entries are the first `entries.length`
+ * of an array the store appends to, copied only when read (an AgentMemory searching through `index`
+ * never reads them), so a load costs the same at 10 and at 50,000 entries.
+ */
+export function keptSnapshot(
+  snapshot: Omit<MemorySnapshot, 'entries'>,
+  entries: readonly MemoryEntry[],
+  index: MemoryIndex,
+): MemorySnapshot {
+  const count = entries.length;
+  return attachIndex(
+    lazyEntries<MemorySnapshot>(snapshot, () => entries.slice(0, count)),
+    index,
+  );
 }
 
 /**

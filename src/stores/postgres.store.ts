@@ -1,11 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
 import { memoryKeyString } from './apply-changes';
 import {
-  attachIndex,
   CachedMemoryIndex,
   entryWords,
   fuzzyDistance,
   fuzzyMatches,
+  keptSnapshot,
   queryTerms,
   type MemorySearchResult,
 } from '../session/memory-search';
@@ -543,12 +543,10 @@ export class PostgresStore implements SessionStore {
     this.memoryCache.delete(scope);
     this.memoryCache.set(scope, cached);
     if (this.memoryCache.size > 256) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
-    return attachIndex(
-      { ...tail, entries: cached.entries.slice() },
-      {
-        search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
-      },
-    );
+    const { entries: _tail, ...rest } = tail;
+    return keptSnapshot(rest, cached.entries, {
+      search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
+    });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
