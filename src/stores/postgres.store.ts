@@ -397,16 +397,22 @@ export class PostgresStore implements SessionStore {
           // The last chunk takes what fits (unless the history was just emptied); the rest makes new chunks.
           const tail = row.tail && !row.expired && !c.replaced ? row.tail.map(Number) : undefined;
           const open = tail && tail[1] === seq ? tail : undefined;
-          const [more, ...fresh] = chunkHistory(messages, open ? open[1] - open[0] + 1 : HISTORY_CHUNK, open ? open[2] : 0);
+          const [more, ...rest] = chunkHistory(messages, open ? open[1] - open[0] + 1 : HISTORY_CHUNK, open ? open[2] : 0);
+          let fresh = rest;
+          let extended = 0;
           if (open && more.length) {
-            await db.query(
+            const res = await db.query(
               `UPDATE ${this.s}.session_history SET items = items || ',' || $3, last_seq = $4 WHERE session_pk = $1 AND first_seq = $2`,
               [row.id, open[0], more.join(','), seq + more.length],
             );
+            // The tail was read with this statement's snapshot, taken before it waited for the row lock: a
+            // save that emptied the history meanwhile (expired, replaced) deleted it. Then these start a chunk.
+            if (res.rowCount === 1) extended = more.length;
+            else fresh = [more, ...rest];
           }
           if (fresh.length) {
             const firsts: number[] = [];
-            let next = seq + more.length;
+            let next = seq + extended;
             for (const chunk of fresh) {
               firsts.push(next + 1);
               next += chunk.length;

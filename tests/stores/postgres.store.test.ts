@@ -218,6 +218,38 @@ describe('PostgresStore', () => {
     }
   });
 
+  it('appends after a concurrent save that emptied the history while this one waited for the session lock', async () => {
+    const store = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_race' });
+    const other = new Pool({ connectionString: server.connectionString });
+    const holder = await other.connect();
+    const key = { sessionId: 'raced' };
+    const message = (content: string) => ({ role: 'user' as const, content });
+    try {
+      await store.saveSession(key, { set: {}, deleted: [], appended: [message('a'), message('b')] });
+      // Another writer's save, as a replace with no messages does it: lock the row, delete the history, keep last_seq.
+      await holder.query('BEGIN');
+      const { rows } = await holder.query(`SELECT id FROM tw_race.sessions WHERE session_id = 'raced' FOR UPDATE`);
+      await holder.query('DELETE FROM tw_race.session_history WHERE session_pk = $1', [rows[0].id]);
+      await holder.query('UPDATE tw_race.sessions SET version = version + 1 WHERE id = $1', [rows[0].id]);
+      const saving = store.saveSession(key, { set: {}, deleted: [], appended: [message('c')] });
+      // Commit only once the save's statement (and its snapshot) has started and waits for the lock.
+      for (let i = 0; i < 200; i++) {
+        const waiting = await other.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`);
+        if (waiting.rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await holder.query('COMMIT');
+      await saving;
+      const fresh = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_race' });
+      expect((await fresh.loadSession(key))!.history).toEqual([message('c')]);
+      await fresh.close();
+    } finally {
+      holder.release();
+      await other.end();
+      await store.close();
+    }
+  });
+
   it('uses a pool passed in and leaves it open on close', async () => {
     const pool = new Pool({ connectionString: server.connectionString });
     const store = new PostgresStore({ pool, schema: 'tw_own_pool' });
