@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type MiniSearch from 'minisearch';
 import { ToolwrightError } from '../errors/errors';
-import { MEMORY_SEARCH_OPTIONS, newMiniSearch, type MemoryIndex, type MemorySearchResult } from './memory-search';
+import { CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from './memory-search';
 import type { MemoryChanges, MemoryEntry, MemoryEntryType, MemoryKey, MemorySnapshot } from './snapshots';
 
 export interface AgentMemoryInit {
@@ -50,7 +49,7 @@ export class AgentMemory {
   private added: MemoryEntry[] = [];
   private summaryChanged = false;
   /** Built on the first search, then kept up to date; most turns never search. */
-  private index?: MiniSearch<MemoryEntry>;
+  private index?: CachedMemoryIndex;
   /** The store's index over the stored entries; then the local index covers only entries after `stored`. */
   private storeIndex?: MemoryIndex;
   private stored = 0;
@@ -161,7 +160,7 @@ export class AgentMemory {
   }
 
   /**
-   * Ranked full-text search (BM25 via MiniSearch, with prefix and light fuzzy matching) over
+   * Ranked full-text search (BM25 as MiniSearch scores it, with prefix and light fuzzy matching) over
    * this memory's entries (content, category, context); best first, at most `limit`.
    */
   search(query: string, limit = 10): MemorySearchResult[] {
@@ -177,12 +176,7 @@ export class AgentMemory {
   }
 
   private localSearch(query: string, limit: number): MemorySearchResult[] {
-    const byId = new Map<string, MemoryEntry>();
-    for (let i = this.stored; i < this.entries.length; i++) byId.set(this.entries[i].id, this.entries[i]);
-    return this.searchIndex()
-      .search(query, MEMORY_SEARCH_OPTIONS)
-      .slice(0, limit)
-      .map((hit) => ({ ...(byId.get(hit.id as string) as MemoryEntry), score: hit.score }));
+    return this.searchIndex().search(query, limit);
   }
 
   /** The entries and summary change recorded since construction or the last call; resets them. */
@@ -201,7 +195,7 @@ export class AgentMemory {
     const entry: MemoryEntry = { id: randomUUID(), createdAt: new Date().toISOString(), ...fields };
     this.entries.push(entry);
     this.added.push(entry);
-    this.index?.add(entry);
+    this.index?.add([entry]);
     return entry;
   }
 
@@ -223,11 +217,8 @@ export class AgentMemory {
     return this.entries;
   }
 
-  private searchIndex(): MiniSearch<MemoryEntry> {
-    if (!this.index) {
-      this.index = newMiniSearch();
-      this.index.addAll(this.stored ? this.entries.slice(this.stored) : this.entries);
-    }
+  private searchIndex(): CachedMemoryIndex {
+    this.index ??= new CachedMemoryIndex(this.stored ? this.entries.slice(this.stored) : this.entries, 0);
     return this.index;
   }
 }

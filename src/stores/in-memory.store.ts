@@ -1,5 +1,5 @@
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
-import { attachIndex, CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
+import { CachedMemoryIndex, keptSnapshot, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
 import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore } from './store';
 import { LocalChannels } from './notify';
@@ -83,7 +83,8 @@ export class InMemoryStore implements SessionStore {
     const m = this.memories.get(k);
     if (!m) return undefined;
     const index: MemoryIndex = { search: (query, limit) => this.index(k, m).search(query, limit) };
-    return attachIndex({ ...m, entries: m.entries.slice() }, index);
+    const { entries, ...rest } = m;
+    return keptSnapshot(rest, entries, index);
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {

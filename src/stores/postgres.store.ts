@@ -1,11 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
 import { memoryKeyString } from './apply-changes';
 import {
-  attachIndex,
   CachedMemoryIndex,
   entryWords,
   fuzzyDistance,
   fuzzyMatches,
+  keptSnapshot,
   queryTerms,
   type MemorySearchResult,
 } from '../session/memory-search';
@@ -141,11 +141,40 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
     }
     await db.query(`CREATE INDEX memory_entries_words ON ${s}.memory_entries USING gin (words)`);
   },
+  // History as chunks of consecutive messages, each chunk's bodies joined with ',' (the items of a
+  // JSON array): a load reads a few long rows instead of a row per message, and an append extends
+  // the last chunk or adds new ones (see HISTORY_CHUNK). Existing messages regrouped, 256 a chunk.
+  `CREATE TABLE $S.session_history (
+     session_pk bigint NOT NULL REFERENCES $S.sessions (id) ON DELETE CASCADE,
+     first_seq bigint NOT NULL,
+     last_seq bigint NOT NULL,
+     items text NOT NULL,
+     PRIMARY KEY (session_pk, first_seq)
+   );
+   INSERT INTO $S.session_history (session_pk, first_seq, last_seq, items)
+     SELECT session_pk, min(seq), max(seq), string_agg(body, ',' ORDER BY seq) FROM $S.session_messages GROUP BY session_pk, seq / 256;
+   DROP TABLE $S.session_messages;`,
+  // Each entry's tsvector also holds its memory's scope lexeme (see SCOPE_LEXEME), so a search
+  // finds its memory's matches in the GIN index alone, with or without table statistics.
+  `UPDATE $S.memory_entries SET words = words || array_to_tsvector(ARRAY[' ' || memory_pk]);`,
 ];
 
-/** A tsquery operand matching `term` as a prefix (`'term':*`) or exactly. */
-/** History messages per row of a session load (see loadSession). */
+/**
+ * The lexeme naming a memory in its entries' tsvectors: a space and the memory's id, which no word
+ * can be (words never hold a space). A search ANDs it into its tsquery, so the GIN index alone
+ * finds the memory's matching entries. Filtering on memory_pk instead left the plan to statistics:
+ * a freshly filled memory (no ANALYZE yet) got a BitmapAnd with the primary key's index, which
+ * reads every entry of the memory (50,000 index entries) for every search.
+ */
+const SCOPE_LEXEME = (pk: string) => `' ' || ${pk}`;
+
+/**
+ * A history chunk takes messages while it holds fewer than HISTORY_CHUNK messages and
+ * HISTORY_CHUNK_CHARS characters: a load reads one row per chunk, and an append rewrites at most
+ * one chunk (the last) of bounded size.
+ */
 const HISTORY_CHUNK = 256;
+const HISTORY_CHUNK_CHARS = 64 * 1024;
 
 /** How much history text (UTF-16 characters) a store keeps in the process across sessions. */
 const HISTORY_CACHE_CHARS = 32 * 1024 * 1024;
@@ -168,6 +197,7 @@ interface CachedHistory {
 /** A query term is spelled out as at most this many words it begins; beyond, it stays a `:*` prefix. */
 const PREFIX_WORDS = 32;
 
+/** A tsquery operand matching `term` as a prefix (`'term':*`) or exactly. */
 const tsTerm = (t: string, prefix: boolean) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
@@ -187,6 +217,8 @@ export class PostgresStore implements SessionStore {
   private readonly historyCache = new Map<string, CachedHistory>();
   private historyChars = 0;
   private readonly memoryCache = new Map<string, { entries: MemoryEntry[]; index?: CachedMemoryIndex }>();
+  /** Per memory scope searched here: its id, version and vocabulary (sorted), to expand a typo with no vocabulary fetch. */
+  private readonly vocabularies = new Map<string, { pk: string; version: string; words: string[] }>();
   private ready?: Promise<void>;
 
   constructor(options: PostgresStoreOptions = {}) {
@@ -222,39 +254,41 @@ export class PostgresStore implements SessionStore {
       cached = undefined;
       read = await this.readSession(key, limit, 0);
     } else if (cached && read) {
-      // The cached head plus what was appended since.
-      read.chunks = [...cached.chunks, ...read.chunks];
+      // The cached chunks plus what was appended since: the chunk it went into, as it is now, and any new ones.
+      const from = read.chunks.length ? read.chunks[0].first : Infinity;
+      read.chunks = [...cached.chunks.filter((c) => c.first < from), ...read.chunks];
     }
     if (!read) {
       this.forgetHistory(scope);
       return undefined;
     }
     if (limit === undefined) this.cacheHistory(scope, read, cached);
-    const messages: Message[] = [];
+    let messages: Message[] = [];
     for (const chunk of read.chunks) for (const m of JSON.parse(`[${chunk.items}]`) as Message[]) messages.push(m);
+    // A window reads the chunks holding its messages; the first may hold older ones.
+    if (limit !== undefined && messages.length > limit) messages = limit === 0 ? [] : messages.slice(-limit);
     return toSessionSnapshot(key, { ...read.row, history: [], messages });
   }
 
   /**
-   * One statement reads one snapshot: meta, state and history (from message `after` on) cannot come
-   * from different turns. History comes as a few rows of HISTORY_CHUNK messages each, joined on the
-   * server into the text of a JSON array's items (each body is a whole JSON value): one JSON.parse
-   * per chunk, and no row, field and string per message for node-pg to build and collect (a text[]
-   * column was slower still: node-pg parsed the array literal character by character).
+   * One statement reads one snapshot: meta, state and history (the chunks holding messages after
+   * `after`, or the last `limit` messages) cannot come from different turns. History is stored as
+   * chunks, each the text of a JSON array's items (each body is a whole JSON value): one row and one
+   * JSON.parse per chunk. Rows per message joined on the server at load (string_agg) cost the
+   * server a row visit and a sort per message; a row per message cost node-pg a row, fields and
+   * strings per message; a text[] column was slower still (node-pg parsed the literal per character).
    */
   private async readSession(key: SessionKey, limit: number | undefined, after: number) {
     const { rows } = await guard('postgres', async () => {
       await this.migrated();
       return this.pool.query<[number, string | null, string | null, string | null, string | null, string | null]>({
-        text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version FROM ${this.s}.sessions
+        text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version, last_seq FROM ${this.s}.sessions
                           WHERE tenant = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > now()))
                SELECT 0, user_id, user_input, pending_run, version::text, id::text FROM s
-               UNION ALL SELECT 3, (SELECT min(seq) FROM ${this.s}.session_messages m WHERE m.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
+               UNION ALL SELECT 3, (SELECT min(first_seq) FROM ${this.s}.session_history h WHERE h.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
                UNION ALL SELECT 1, st.key, st.value, NULL, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
-               UNION ALL SELECT 2, string_agg(body, ',' ORDER BY seq), min(seq)::text, max(seq)::text, NULL, NULL
-                 FROM (SELECT m.seq, m.body FROM ${this.s}.session_messages m, s WHERE m.session_pk = s.id AND m.seq > $4
-                       ORDER BY m.seq DESC LIMIT $3) h
-                 GROUP BY seq / ${HISTORY_CHUNK}`,
+               UNION ALL SELECT 2, h.items, h.first_seq::text, h.last_seq::text, NULL, NULL FROM ${this.s}.session_history h, s
+                 WHERE h.session_pk = s.id AND h.last_seq > GREATEST($4, s.last_seq - COALESCE($3::bigint, s.last_seq))`,
         values: [tenantOf(key), key.sessionId, limit ?? null, after],
         rowMode: 'array',
       });
@@ -331,19 +365,28 @@ export class PostgresStore implements SessionStore {
         // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
         // this session queue here and each sees the previous one's last_seq.
         const locked = await db.query(
-          `INSERT INTO ${this.s}.sessions (tenant, session_id) VALUES ($1, $2)
+          `INSERT INTO ${this.s}.sessions AS t (tenant, session_id) VALUES ($1, $2)
          ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
-         RETURNING id, last_seq, user_id, (expires_at IS NOT NULL AND expires_at <= now()) AS expired, (xmax = 0) AS inserted`,
+         RETURNING id, last_seq, user_id, (expires_at IS NOT NULL AND expires_at <= now()) AS expired, (xmax = 0) AS inserted,
+           (SELECT ARRAY[first_seq, last_seq, length(items)]::text[] FROM ${this.s}.session_history h
+             WHERE h.session_pk = t.id ORDER BY first_seq DESC LIMIT 1) AS tail`,
           [tenantOf(key), key.sessionId],
         );
-        const row = locked.rows[0] as { id: string; last_seq: string; user_id: string | null; expired: boolean; inserted: boolean };
+        const row = locked.rows[0] as {
+          id: string;
+          last_seq: string;
+          user_id: string | null;
+          expired: boolean;
+          inserted: boolean;
+          tail: string[] | null;
+        };
         // Rolled back with the transaction: the upsert above leaves nothing when the owner changed.
         if (!row.inserted && !row.expired) checkOwner(key, changes.owner, row.user_id);
         let seq = Number(row.last_seq);
         if (row.expired) {
           // Expired: the session starts over, as if it had been deleted.
           await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-          await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+          await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
           await db.query(`UPDATE ${this.s}.sessions SET user_id = NULL, user_input = NULL, pending_run = NULL, version = 0 WHERE id = $1`, [
             row.id,
           ]);
@@ -359,14 +402,38 @@ export class PostgresStore implements SessionStore {
             [row.id, c.set.map(([k]) => k), c.set.map(([, v]) => v)],
           );
         }
-        if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+        if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
         const messages = [...(c.replaced ?? []), ...c.appended];
         if (messages.length) {
-          await db.query(
-            `INSERT INTO ${this.s}.session_messages (session_pk, seq, body)
-           SELECT $1, $2::bigint + ord, body FROM unnest($3::text[]) WITH ORDINALITY AS t(body, ord)`,
-            [row.id, seq, messages],
-          );
+          // The last chunk takes what fits (unless the history was just emptied); the rest makes new chunks.
+          const tail = row.tail && !row.expired && !c.replaced ? row.tail.map(Number) : undefined;
+          const open = tail && tail[1] === seq ? tail : undefined;
+          const [more, ...rest] = chunkHistory(messages, open ? open[1] - open[0] + 1 : HISTORY_CHUNK, open ? open[2] : 0);
+          let fresh = rest;
+          let extended = 0;
+          if (open && more.length) {
+            const res = await db.query(
+              `UPDATE ${this.s}.session_history SET items = items || ',' || $3, last_seq = $4 WHERE session_pk = $1 AND first_seq = $2`,
+              [row.id, open[0], more.join(','), seq + more.length],
+            );
+            // The tail was read with this statement's snapshot, taken before it waited for the row lock: a
+            // save that emptied the history meanwhile (expired, replaced) deleted it. Then these start a chunk.
+            if (res.rowCount === 1) extended = more.length;
+            else fresh = [more, ...rest];
+          }
+          if (fresh.length) {
+            const firsts: number[] = [];
+            let next = seq + extended;
+            for (const chunk of fresh) {
+              firsts.push(next + 1);
+              next += chunk.length;
+            }
+            await db.query(
+              `INSERT INTO ${this.s}.session_history (session_pk, first_seq, last_seq, items)
+             SELECT $1, f, f + n - 1, items FROM unnest($2::bigint[], $3::int[], $4::text[]) AS t(f, n, items)`,
+              [row.id, firsts, fresh.map((chunk) => chunk.length), fresh.map((chunk) => chunk.join(','))],
+            );
+          }
           seq += messages.length;
         }
         const updated = await db.query(
@@ -424,7 +491,7 @@ export class PostgresStore implements SessionStore {
         if (!row.expired) return row.user_id;
         // Expired: the session starts over, owned by the claimant.
         await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-        await db.query(`DELETE FROM ${this.s}.session_messages WHERE session_pk = $1`, [row.id]);
+        await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
         await db.query(
           `UPDATE ${this.s}.sessions SET user_id = $2, user_input = NULL, pending_run = NULL, version = 0,
            expires_at = CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $3::float8) END
@@ -493,12 +560,10 @@ export class PostgresStore implements SessionStore {
     this.memoryCache.delete(scope);
     this.memoryCache.set(scope, cached);
     if (this.memoryCache.size > 256) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
-    return attachIndex(
-      { ...tail, entries: cached.entries.slice() },
-      {
-        search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
-      },
-    );
+    const { entries: _tail, ...rest } = tail;
+    return keptSnapshot(rest, cached.entries, {
+      search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
+    });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
@@ -518,7 +583,8 @@ export class PostgresStore implements SessionStore {
           const words = changes.added.map((e) => entryWords(e));
           await db.query(
             `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
-           SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
+           SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) || array_to_tsvector(ARRAY[${SCOPE_LEXEME('$1::bigint')}])
+           FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
             [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
           );
           await db.query(
@@ -547,50 +613,65 @@ export class PostgresStore implements SessionStore {
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const terms = queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    // The word lengths a typo of some term could have, fetched with the first statement in case a term turns out unknown.
-    const fuzzy = terms.filter((t) => fuzzyDistance(t) > 0);
-    const shortest = Math.min(...fuzzy.map((t) => t.length - fuzzyDistance(t)));
-    const longest = Math.max(...fuzzy.map((t) => t.length + fuzzyDistance(t)));
-    // One statement: the memory's row, each query term's words in it (C collation: a prefix is an
-    // index range), the ranked hits for those, and when a term has none, the vocabulary to expand its typo.
+    const scope = memoryKeyString(key);
+    const vocabulary = this.vocabularies.get(scope);
+    // Typos expanded against the vocabulary as this process last read it: exact if the memory has not changed since (checked below).
+    const guesses = vocabulary ? typoWords(terms, vocabulary.words) : [];
+    // One statement: the memory's row, each query term's words in it (C collation: a prefix is an index
+    // range), the ranked hits for those and the guesses, and when a term has none and the vocabulary
+    // this process holds is not the current one, the vocabulary. The hits' tsquery is a scalar
+    // subquery (an InitPlan parameter), so the GIN index can serve it as an index condition: joined
+    // from a CTE it was a join filter, and without statistics the planner chose a sequential scan.
     const { rows } = await this.query(
-      `WITH m AS (SELECT id FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3),
+      `WITH m AS (SELECT id, version, quote_literal(${SCOPE_LEXEME('id')})::tsquery AS scope FROM ${this.s}.memories
+                  WHERE tenant = $1 AND agent = $2 AND user_id = $3),
        t AS (SELECT t.term, ARRAY(SELECT w.term FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
                                     AND w.term >= t.term COLLATE "C" AND w.term < (t.term || chr(1114111)) COLLATE "C"
                                   ORDER BY w.term LIMIT ${PREFIX_WORDS + 1}) AS words
              FROM unnest($4::text[]) AS t(term)),
-       q AS (SELECT to_tsquery('simple', string_agg(CASE WHEN cardinality(words) > ${PREFIX_WORDS} THEN quote_literal(term) || ':*'
-                                                    ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END, ' | ')) AS q
-             FROM t WHERE cardinality(words) > 0 HAVING count(*) > 0),
-       hits AS (SELECT e.seq, ts_rank(e.words, q.q) AS score FROM ${this.s}.memory_entries e, m, q
-                WHERE e.memory_pk = m.id AND e.words @@ q.q ORDER BY score DESC, e.seq LIMIT $5)
+       q AS (SELECT to_tsquery('simple', string_agg(op, ' | ')) AS q FROM (
+               SELECT CASE WHEN cardinality(words) > ${PREFIX_WORDS} THEN quote_literal(term) || ':*'
+                           ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END AS op
+               FROM t WHERE cardinality(words) > 0
+               UNION ALL SELECT quote_literal(g) FROM unnest($6::text[]) AS g) ops HAVING count(*) > 0),
+       hits AS (SELECT e.seq, ts_rank(e.words, (SELECT q FROM q)) AS score FROM ${this.s}.memory_entries e
+                WHERE e.words @@ (SELECT q.q && m.scope FROM q, m) ORDER BY score DESC, e.seq LIMIT $5)
        SELECT 'hit' AS kind, e.body AS value, h.score, h.seq, NULL::text[] AS words
          FROM hits h, m, ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq = h.seq
-       UNION ALL SELECT 'memory', id::text, NULL, NULL, NULL FROM m
+       UNION ALL SELECT 'memory', id::text, NULL, version, NULL FROM m
        UNION ALL SELECT 'term', term, NULL, NULL, words FROM t
        UNION ALL SELECT 'word', w.term, NULL, NULL, NULL FROM ${this.s}.memory_terms w, m
-         WHERE w.memory_pk = m.id AND length(w.term) BETWEEN $6 AND $7 AND EXISTS (SELECT 1 FROM t WHERE cardinality(words) = 0)`,
-      [tenantOf(key), key.agentName, key.userId, terms, limit, fuzzy.length ? shortest : 1, fuzzy.length ? longest : 0],
+         WHERE w.memory_pk = m.id AND m.id || ' ' || m.version <> $7 AND EXISTS (SELECT 1 FROM t WHERE cardinality(words) = 0)`,
+      [tenantOf(key), key.agentName, key.userId, terms, limit, guesses, vocabulary ? `${vocabulary.pk} ${vocabulary.version}` : ''],
     );
     type Row = { kind: string; value: string; score: number | null; seq: string | null; words: string[] | null };
     const result = rows as Row[];
-    if (!result.some((r) => r.kind === 'memory')) return [];
+    const memory = result.find((r) => r.kind === 'memory');
+    if (!memory) {
+      this.vocabularies.delete(scope);
+      return [];
+    }
+    const current = vocabulary !== undefined && vocabulary.pk === memory.value && vocabulary.version === memory.seq;
+    const fetched = result.filter((r) => r.kind === 'word').map((r) => r.value);
+    if (!current && fetched.length) {
+      this.vocabularies.delete(scope);
+      this.vocabularies.set(scope, { pk: memory.value, version: memory.seq!, words: fetched.sort() });
+      if (this.vocabularies.size > 256) this.vocabularies.delete(this.vocabularies.keys().next().value as string);
+    }
     let hits = result.filter((r) => r.kind === 'hit');
     const known = result.filter((r) => r.kind === 'term' && r.words!.length > 0);
     const typos = result.filter((r) => r.kind === 'term' && r.words!.length === 0 && fuzzyDistance(r.value) > 0).map((r) => r.value);
-    if (typos.length) {
-      // Rare: a term that is no word's prefix here. Expand it into the memory's words within its typo distance, then rank again.
-      const pk = result.find((r) => r.kind === 'memory')!.value;
-      const words = result.filter((r) => r.kind === 'word').map((r) => r.value);
+    if (!current && (typos.length || guesses.length)) {
+      // The memory changed since its vocabulary was read (or never was): expand typos against the one just fetched, then rank again.
       const operands = known.flatMap((r) =>
         r.words!.length > PREFIX_WORDS ? [tsTerm(r.value, true)] : r.words!.map((w) => tsTerm(w, false)),
       );
-      for (const t of typos) for (const w of fuzzyMatches(t, words)) operands.push(tsTerm(w, false));
+      for (const t of typos) for (const w of fuzzyMatches(t, fetched)) operands.push(tsTerm(w, false));
       if (operands.length === 0) return [];
       const again = await this.query(
         `SELECT 'hit' AS kind, body AS value, ts_rank(words, q) AS score, seq FROM ${this.s}.memory_entries, to_tsquery('simple', $2) AS q
-         WHERE memory_pk = $1 AND words @@ q ORDER BY score DESC, seq LIMIT $3`,
-        [pk, operands.join(' | '), limit],
+         WHERE words @@ (q && quote_literal(${SCOPE_LEXEME('$1::bigint')})::tsquery) ORDER BY score DESC, seq LIMIT $3`,
+        [memory.value, operands.join(' | '), limit],
       );
       hits = again.rows as Row[];
     }
@@ -694,6 +775,45 @@ export class PostgresStore implements SessionStore {
       db.release(broken);
     }
   }
+}
+
+/** The words of `vocabulary` (sorted) within the typo distance of each term that begins none of them. */
+function typoWords(terms: readonly string[], vocabulary: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const t of terms) {
+    let lo = 0;
+    let hi = vocabulary.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (vocabulary[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < vocabulary.length && vocabulary[lo].startsWith(t)) continue;
+    for (const w of fuzzyMatches(t, vocabulary)) out.push(w);
+  }
+  return out;
+}
+
+/**
+ * Splits encoded messages into history chunks (see HISTORY_CHUNK): the first continues a last
+ * chunk of `count` messages and `chars` characters (empty if that one is full), the rest are new.
+ */
+function chunkHistory(messages: readonly string[], count: number, chars: number): string[][] {
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  for (const m of messages) {
+    if (count >= HISTORY_CHUNK || chars >= HISTORY_CHUNK_CHARS) {
+      chunks.push(current);
+      current = [];
+      count = 0;
+      chars = 0;
+    }
+    current.push(m);
+    count++;
+    chars += m.length + 1;
+  }
+  chunks.push(current);
+  return chunks;
 }
 
 /** The one thing a save does with its connection. */

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { attachIndex, CachedMemoryIndex, type MemorySearchResult } from '../session/memory-search';
+import { CachedMemoryIndex, keptSnapshot, type MemorySearchResult } from '../session/memory-search';
 import type {
   MemoryChanges,
   MemoryEntry,
@@ -325,7 +325,8 @@ export class RedisStore implements SessionStore {
     const loaded = await this.loadCachedMemory(key);
     if (!loaded) return undefined;
     const { cached, snapshot } = loaded;
-    return attachIndex(snapshot, { search: (query, limit) => this.indexOf(cached).search(query, limit) });
+    const { entries: _tail, ...rest } = snapshot;
+    return keptSnapshot(rest, cached.entries, { search: (query, limit) => this.indexOf(cached).search(query, limit) });
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
@@ -414,7 +415,7 @@ export class RedisStore implements SessionStore {
     this.memoryCache.delete(scope);
     this.memoryCache.set(scope, cached);
     while (this.memoryCache.size > this.memoryCacheSize) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
-    return { cached, snapshot: { ...tail, entries: cached.entries.slice() } };
+    return { cached, snapshot: tail };
   }
 
   private indexOf(cached: CachedMemory): CachedMemoryIndex {

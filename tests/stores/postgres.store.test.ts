@@ -20,7 +20,7 @@ describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString
   residue: async () => {
     const pool = new Pool({ connectionString: server.connectionString });
     try {
-      const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries'];
+      const tables = ['sessions', 'session_state', 'session_history', 'memories', 'memory_entries'];
       const { rows } = await pool.query(`SELECT ${tables.map((t) => `(SELECT count(*) FROM toolwright.${t})`).join(' + ')} AS n`);
       return Number(rows[0].n);
     } finally {
@@ -28,6 +28,19 @@ describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString
     }
   },
 });
+
+/** SQL turning a schema's history chunks back into schema 2's row per message. */
+const historyAsMessages = (schema: string) => `
+  CREATE TABLE ${schema}.session_messages (
+    session_pk bigint NOT NULL REFERENCES ${schema}.sessions (id) ON DELETE CASCADE,
+    seq bigint NOT NULL,
+    body text NOT NULL,
+    PRIMARY KEY (session_pk, seq)
+  );
+  INSERT INTO ${schema}.session_messages (session_pk, seq, body)
+    SELECT h.session_pk, h.first_seq + m.ord - 1, m.body FROM ${schema}.session_history h,
+      json_array_elements_text(('[' || h.items || ']')::json) WITH ORDINALITY AS m(body, ord);
+  DROP TABLE ${schema}.session_history;`;
 
 describe('PostgresStore', () => {
   it('a store that keeps loaded history in its process loads what another writer appended, replaced, deleted or recreated', async () => {
@@ -90,7 +103,8 @@ describe('PostgresStore', () => {
     // Back to what schema 1 had: no search column, index or vocabulary.
     const pool = new Pool({ connectionString: server.connectionString });
     await pool.query(
-      'ALTER TABLE tw_upgrade.memory_entries DROP COLUMN words; DROP TABLE tw_upgrade.memory_terms; DELETE FROM tw_upgrade.schema_version WHERE version > 1',
+      `${historyAsMessages('tw_upgrade')}
+       ALTER TABLE tw_upgrade.memory_entries DROP COLUMN words; DROP TABLE tw_upgrade.memory_terms; DELETE FROM tw_upgrade.schema_version WHERE version > 1`,
     );
     await pool.end();
     const reopened = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade' });
@@ -99,6 +113,140 @@ describe('PostgresStore', () => {
       expect((await reopened.searchMemory(key, 'osloo')).map((h) => h.content)).toEqual(['Lives in Oslo']);
     } finally {
       await reopened.close();
+    }
+  });
+
+  it('upgrades a schema-2 database: history stored a row per message loads the same from chunks, and grows', async () => {
+    const first = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade_history' });
+    const long = Array.from({ length: 600 }, (_, i) => ({
+      role: 'user' as const,
+      content: `m${i} ${'é'.repeat(i % 7)} "quoted", \\ ${i}`,
+    }));
+    await first.saveSession({ sessionId: 'long' }, { set: { a: 1 }, deleted: [], appended: long });
+    await first.saveSession({ sessionId: 'short' }, { set: {}, deleted: [], appended: long.slice(0, 3) });
+    await first.saveSession({ sessionId: 'empty' }, { set: { b: 2 }, deleted: [], appended: [] });
+    const before = await Promise.all(['long', 'short', 'empty'].map((id) => first.loadSession({ sessionId: id })));
+    await first.close();
+    const pool = new Pool({ connectionString: server.connectionString });
+    await pool.query(`${historyAsMessages('tw_upgrade_history')} DELETE FROM tw_upgrade_history.schema_version WHERE version > 2`);
+    await pool.end();
+    const reopened = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade_history' });
+    try {
+      expect(await Promise.all(['long', 'short', 'empty'].map((id) => reopened.loadSession({ sessionId: id })))).toEqual(before);
+      expect((await reopened.loadSession({ sessionId: 'long' }, { historyLimit: 300 }))!.history).toEqual(long.slice(-300));
+      await reopened.saveSession({ sessionId: 'long' }, { set: {}, deleted: [], appended: long.slice(0, 2) });
+      expect((await reopened.loadSession({ sessionId: 'long' }))!.history).toEqual([...long, ...long.slice(0, 2)]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('keeps history in chunks of bounded size whatever the appends: one message at a time, huge messages, windows across chunks', async () => {
+    const store = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_chunks' });
+    const pool = new Pool({ connectionString: server.connectionString });
+    try {
+      const all: Array<{ role: 'user'; content: string }> = [];
+      const append = async (n: number, size = 10) => {
+        const added = Array.from({ length: n }, (_, i) => ({ role: 'user' as const, content: `${all.length + i}:${'x'.repeat(size)}` }));
+        all.push(...added);
+        await store.saveSession({ sessionId: 's' }, { set: {}, deleted: [], appended: added });
+      };
+      for (let i = 0; i < 300; i++) await append(1);
+      await append(3, 100_000);
+      await append(700);
+      await append(1, 200_000);
+      await append(5);
+      expect((await store.loadSession({ sessionId: 's' }))!.history).toEqual(all);
+      for (const limit of [0, 1, 7, 256, 257, 600, all.length, all.length + 5])
+        expect((await store.loadSession({ sessionId: 's' }, { historyLimit: limit }))!.history).toEqual(limit ? all.slice(-limit) : []);
+      const { rows } = await pool.query(
+        `SELECT first_seq::int AS f, last_seq::int AS l, length(items) AS chars FROM tw_chunks.session_history ORDER BY first_seq`,
+      );
+      // Consecutive, each under 256 messages and 64K characters but for the message that crossed the bound.
+      rows.forEach((r: { f: number; l: number; chars: number }, i: number) => {
+        if (i > 0) expect(r.f).toBe(rows[i - 1].l + 1);
+        expect(r.l - r.f + 1).toBeLessThanOrEqual(256);
+        if (r.l > r.f) expect(r.chars).toBeLessThan(64 * 1024 + 200_100);
+      });
+      expect(rows[0].f).toBe(1);
+      expect(rows[rows.length - 1].l).toBe(all.length);
+      expect(rows.length).toBeLessThan(20);
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  });
+
+  it('expands typos right while the memory changes between searches: saved to, deleted, recreated, by another process', async () => {
+    // A searches (and keeps the vocabulary it read); B writes as another process would; C, a fresh store each time, is the truth.
+    const [a, b] = [0, 1].map(() => new PostgresStore({ connectionString: server.connectionString, schema: 'tw_typos' }));
+    const words = ['kettle', 'norway', 'invoice', 'shipping', 'birthday', 'refund', 'notification', 'kettles', 'normal'];
+    const typo = (w: string) => w.slice(0, 2) + w.slice(3);
+    type Op = { kind: 'save'; words: string[] } | { kind: 'delete' | 'search' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('save' as const), words: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }) }),
+      fc.record({ kind: fc.constantFrom('delete' as const, 'search' as const) }),
+    );
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
+          const key = { agentName: 'support', userId: `u-${run++}` };
+          for (const o of ops) {
+            if (o.kind === 'save') {
+              const memory = new AgentMemory(key);
+              memory.addFact(o.words.join(' '));
+              await b.saveMemory(key, memory.takeChanges());
+            } else if (o.kind === 'delete') {
+              await b.deleteMemory(key);
+            } else {
+              // Every word, misspelt and spelt right: a word saved since the last search must be found either way.
+              const truth = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_typos' });
+              try {
+                for (const query of words.flatMap((w) => [`${typo(w)} order`, w]))
+                  expect(await a.searchMemory(key, query)).toEqual(await truth.searchMemory(key, query));
+              } finally {
+                await truth.close();
+              }
+            }
+          }
+        }),
+        { numRuns: 20 },
+      );
+    } finally {
+      await Promise.all([a, b].map((s) => s.close()));
+    }
+  });
+
+  it('appends after a concurrent save that emptied the history while this one waited for the session lock', async () => {
+    const store = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_race' });
+    const other = new Pool({ connectionString: server.connectionString });
+    const holder = await other.connect();
+    const key = { sessionId: 'raced' };
+    const message = (content: string) => ({ role: 'user' as const, content });
+    try {
+      await store.saveSession(key, { set: {}, deleted: [], appended: [message('a'), message('b')] });
+      // Another writer's save, as a replace with no messages does it: lock the row, delete the history, keep last_seq.
+      await holder.query('BEGIN');
+      const { rows } = await holder.query(`SELECT id FROM tw_race.sessions WHERE session_id = 'raced' FOR UPDATE`);
+      await holder.query('DELETE FROM tw_race.session_history WHERE session_pk = $1', [rows[0].id]);
+      await holder.query('UPDATE tw_race.sessions SET version = version + 1 WHERE id = $1', [rows[0].id]);
+      const saving = store.saveSession(key, { set: {}, deleted: [], appended: [message('c')] });
+      // Commit only once the save's statement (and its snapshot) has started and waits for the lock.
+      for (let i = 0; i < 200; i++) {
+        const waiting = await other.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`);
+        if (waiting.rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await holder.query('COMMIT');
+      await saving;
+      const fresh = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_race' });
+      expect((await fresh.loadSession(key))!.history).toEqual([message('c')]);
+      await fresh.close();
+    } finally {
+      holder.release();
+      await other.end();
+      await store.close();
     }
   });
 

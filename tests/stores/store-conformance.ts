@@ -247,6 +247,23 @@ export function describeStoreConformance(
       expect(after.summary).toBe('alice, support, refunds');
     });
 
+    it('loads a memory as it was at the load: entries saved later are not in that snapshot', async () => {
+      const key = { agentName: 'support', userId: `u-${randomUUID()}` };
+      const first = new AgentMemory(key);
+      first.addFact('lives in Oslo');
+      first.addFact('has a dog');
+      await store.saveMemory(key, first.takeChanges());
+      const loaded = (await store.loadMemory(key))!;
+      const memory = AgentMemory.fromSnapshot(loaded);
+      const later = new AgentMemory(key);
+      later.addFact('moved to Bergen');
+      await store.saveMemory(key, later.takeChanges());
+      await store.loadMemory(key); // a store keeping memories in the process has now read the new entry
+      expect(loaded.entries.map((e) => e.content)).toEqual(['lives in Oslo', 'has a dog']);
+      expect(memory.getFacts().map((e) => e.content)).toEqual(['lives in Oslo', 'has a dog']);
+      expect((await store.loadMemory(key))!.entries.map((e) => e.content)).toEqual(['lives in Oslo', 'has a dog', 'moved to Bergen']);
+    });
+
     it('isolates tenants: the same session id in two tenants is two sessions', async () => {
       const id = sid();
       await turn(store, { sessionId: id, tenantId: 'acme' }, (c) => c.setState('owner', 'acme'));
