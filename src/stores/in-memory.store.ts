@@ -1,7 +1,7 @@
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { CachedMemoryIndex, keptSnapshot, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
 import { StoreLimitError } from '../errors/errors';
-import type { LoadSessionOptions, SessionStore } from './store';
+import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { LocalChannels } from './notify';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { checkId, checkMemoryKey, checkOwner, checkSessionKey, lastMessages } from './snapshot-rows';
@@ -20,7 +20,7 @@ export class InMemoryStore implements SessionStore {
   /** Per memory scope, built on its first search and grown on every save. */
   private readonly indexes = new Map<string, CachedMemoryIndex>();
   /** One process: messages reach this store's own subscribers. */
-  readonly channels = new LocalChannels('in-memory');
+  readonly channels: StoreChannels = new LocalChannels('in-memory');
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
     checkSessionKey(key);

@@ -21,7 +21,7 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
-import type { LoadSessionOptions, SessionStore } from './store';
+import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { LocalChannels } from './notify';
 import {
   checkHistoryLimit,
@@ -155,7 +155,7 @@ export class SqliteStore implements SessionStore {
   /** Prepared once per SQL text: preparing costs more than running these small statements. */
   private readonly statements = new Map<string, Database.Statement>();
   /** Messages reach this store's own subscribers only: processes sharing the file do not hear each other. */
-  readonly channels = new LocalChannels('sqlite');
+  readonly channels: StoreChannels = new LocalChannels('sqlite');
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = options;

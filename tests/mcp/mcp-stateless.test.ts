@@ -48,7 +48,7 @@ describe.each([
     }
     const pool = new Pool({ connectionString: target });
     try {
-      const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries'];
+      const tables = ['sessions', 'session_state', 'session_history', 'memories', 'memory_entries'];
       const { rows } = await pool.query(`SELECT ${tables.map((t) => `(SELECT count(*) FROM toolwright.${t})`).join(' + ')} AS n`);
       return Number(rows[0].n);
     } finally {
