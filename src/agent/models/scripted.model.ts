@@ -115,12 +115,16 @@ export class ScriptedModel implements Model {
     const source = request.messages;
     const seen = source.length;
     let messages: ModelRequest['messages'] | undefined;
+    // Field by field, not a spread: a spread would read `signal`, which a streamed run creates only when read.
     this.requests.push({
-      ...request,
+      instructions: request.instructions,
       get messages() {
         return (messages ??= source.slice(0, seen));
       },
       tools: request.tools.slice(),
+      get signal() {
+        return request.signal;
+      },
     });
     if (this.requests.length > this.keep) this.requests.shift();
     if (request.signal?.aborted) throw new ModelError(this.name, 'request aborted');
