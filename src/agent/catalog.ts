@@ -2,7 +2,7 @@ import { ToolwrightConfigError } from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../schema/json-schema';
 import type { AgentContext } from '../session/agent-context';
-import { editDistance, fuzzyDistance } from '../session/memory-search';
+import { editDistance, fuzzyDistance, lowerBound } from '../session/memory-search';
 
 export interface CatalogOptions {
   /** Offer only tools carrying at least one of these tags (`@Tool({ tags })`). Default: every tool. */
@@ -183,17 +183,6 @@ class Ranking {
     this.rest = undefined;
     for (let k = from; k < this.sorted.length; k++) yield this.tools[this.sorted[k]].name;
   }
-}
-
-function lowerBound(sorted: readonly string[], value: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** One search index per registry (built on first use, shared by every agent over it). */

@@ -69,6 +69,18 @@ let rowA = new Int32Array(32);
 let rowB = new Int32Array(32);
 
 /** Terms of `vocabulary` within the fuzzy distance of `term` (for stores that expand typos against a term list). */
+/** The first position in `sorted` whose word is not below `value` (where the words it begins start). */
+export function lowerBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function fuzzyMatches(term: string, vocabulary: Iterable<string>): string[] {
   const max = fuzzyDistance(term);
   if (max === 0) return [];

@@ -5,6 +5,7 @@ import {
   entryWords,
   fuzzyDistance,
   fuzzyMatches,
+  lowerBound,
   keptSnapshot,
   queryTerms,
   type MemorySearchResult,
@@ -781,13 +782,7 @@ export class PostgresStore implements SessionStore {
 function typoWords(terms: readonly string[], vocabulary: readonly string[]): string[] {
   const out: string[] = [];
   for (const t of terms) {
-    let lo = 0;
-    let hi = vocabulary.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (vocabulary[mid] < t) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBound(vocabulary, t);
     if (lo < vocabulary.length && vocabulary[lo].startsWith(t)) continue;
     for (const w of fuzzyMatches(t, vocabulary)) out.push(w);
   }
