@@ -22,7 +22,7 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { LocalChannels } from './notify';
+import { SqliteChannels } from './notify';
 import {
   checkHistoryLimit,
   checkId,
@@ -144,6 +144,15 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
     const term = db.prepare('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
     for (const [pk, seq, body] of rows) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
   },
+  // StoreChannels between the processes sharing the file (see SqliteChannels): recent messages,
+  // ids never reused, so a listener reading the rows after the last it saw misses none that remain.
+  `CREATE TABLE channel_messages (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     channel TEXT NOT NULL,
+     message TEXT NOT NULL,
+     origin TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );`,
 ];
 
 const SCOPE = 2n ** 32n;
@@ -181,8 +190,7 @@ export class SqliteStore implements SessionStore {
   private opened?: Database.Database;
   /** Prepared once per SQL text: preparing costs more than running these small statements. */
   private readonly statements = new Map<string, Database.Statement>();
-  /** Messages reach this store's own subscribers only: processes sharing the file do not hear each other. */
-  readonly channels: StoreChannels = new LocalChannels('sqlite');
+  private pubsub?: SqliteChannels;
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = options;
@@ -447,7 +455,13 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  /** Messages between the processes sharing the file, through a table of recent ones (see SqliteChannels). */
+  get channels(): StoreChannels {
+    return (this.pubsub ??= new SqliteChannels(() => this.db(), this.path !== ':memory:'));
+  }
+
   async close(): Promise<void> {
+    await this.pubsub?.close();
     this.opened?.close();
   }
 

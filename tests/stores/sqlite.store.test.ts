@@ -85,7 +85,9 @@ describe('SqliteStore', () => {
     await first.close();
     // Back to what schema 1 had: no search tables.
     const db = new Database(path);
-    db.exec("DROP TABLE memory_fts; DROP TABLE memory_terms; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    db.exec(
+      "DROP TABLE memory_fts; DROP TABLE memory_terms; DROP TABLE channel_messages; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+    );
     db.close();
     const reopened = new SqliteStore({ path });
     expect((await reopened.searchMemory(key, 'notif')).map((h) => h.content)).toEqual(['Prefers email notifications']);
@@ -112,7 +114,7 @@ describe('SqliteStore', () => {
     // What schema 2's deleteMemory did: the rows went, their words stayed in the index (and the id was free again).
     const db = new Database(path);
     db.exec(`DELETE FROM memory_entries WHERE memory_pk = 2; DELETE FROM memories WHERE id = 2;
-             UPDATE meta SET value = '2' WHERE key = 'schema_version'`);
+             DROP TABLE channel_messages; UPDATE meta SET value = '2' WHERE key = 'schema_version'`);
     expect(db.prepare("SELECT count(*) FROM memory_terms WHERE term = 'secret'").pluck().get()).toBe(1);
     db.close();
     const reopened = new SqliteStore({ path });
