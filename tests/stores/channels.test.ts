@@ -4,9 +4,9 @@
  * would have: the SQLite ones on one file), in process for the in-memory store and a private
  * SQLite database. Real servers; an outage is a stopped server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { StoreLimitError, StoreUnavailableError } from '../../src/errors/errors';
 import { InMemoryStore } from '../../src/stores/in-memory.store';
@@ -225,6 +225,33 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
       await channelsOf(publisher).publish('late', 'closed');
       await sleep(150);
       expect(heard.messages).toEqual(['after']);
+    });
+    it('a file that cannot be opened: publish fails typed, a subscriber hears of it once, and listens once the file opens', async () => {
+      const where = join(mkdtempSync(join(tmpdir(), 'tw-channels-down-')), 'not-a-dir');
+      writeFileSync(where, 'a file where the folder should be');
+      const path = join(where, 'state.db');
+      const store = new SqliteStore({ path });
+      const heard = await listen(store, 'down');
+      expect(heard.errors).toHaveLength(1);
+      expect(heard.errors[0]).toBeInstanceOf(StoreUnavailableError);
+      await expect(channelsOf(store).publish('down', 'lost')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await sleep(100);
+      expect(heard.errors).toHaveLength(1);
+      rmSync(where);
+      mkdirSync(where);
+      const other = new SqliteStore({ path });
+      try {
+        while (heard.messages.length === 0) {
+          await channelsOf(other).publish('down', 'back');
+          await sleep(50);
+        }
+        expect(heard.messages[0]).toBe('back');
+        expect(heard.errors).toHaveLength(1);
+      } finally {
+        await heard.unsubscribe();
+        await Promise.all([store.close(), other.close()]);
+        rmSync(dirname(where), { recursive: true, force: true });
+      }
     });
     return;
   }

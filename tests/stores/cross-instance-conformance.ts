@@ -17,6 +17,8 @@ import type { SessionStore } from '../../src/stores/store';
 export function describeCrossInstanceConformance(name: string, instances: () => [SessionStore, SessionStore]): void {
   /** Words no other word begins and none within another's typo distance: a search for one finds exactly the entries holding it. */
   const WORDS = ['apple', 'zebra', 'violin', 'quartz', 'mango'];
+  /** Each word with a typo (within its typo distance of it alone): a search expands it against the memory's vocabulary. */
+  const TYPOS: Record<string, string> = { appla: 'apple', zebro: 'zebra', violim: 'violin', quartx: 'quartz', mangu: 'mango' };
   let counter = 0;
   const entry = (): MemoryEntry => {
     const n = counter++;
@@ -58,10 +60,10 @@ export function describeCrossInstanceConformance(name: string, instances: () => 
     for (const word of WORDS) expect(ids(memory.search(word, 1000))).toEqual(ids(holding(stored.entries, word)));
   }
 
-  async function expectSearch(store: SessionStore, key: MemoryKey, word: string, stored: StoredMemory | undefined): Promise<void> {
+  async function expectSearch(store: SessionStore, key: MemoryKey, query: string, stored: StoredMemory | undefined): Promise<void> {
     if (!store.searchMemory) return;
-    const hits: MemorySearchResult[] = await store.searchMemory(key, word, 1000);
-    expect(ids(hits)).toEqual(ids(holding(stored?.entries ?? [], word)));
+    const hits: MemorySearchResult[] = await store.searchMemory(key, query, 1000);
+    expect(ids(hits)).toEqual(ids(holding(stored?.entries ?? [], TYPOS[query] ?? query)));
   }
 
   async function expectSession(store: SessionStore, key: SessionKey, stored: StoredSession | undefined, limit?: number): Promise<void> {
@@ -147,7 +149,10 @@ export function describeCrossInstanceConformance(name: string, instances: () => 
         arbitrary: fc.record({ op: fc.constant('remember' as const), who, key, n: fc.integer({ min: 0, max: 6 }), summary: fc.boolean() }),
       },
       { weight: 3, arbitrary: fc.record({ op: fc.constantFrom('forget' as const, 'load' as const, 'twoLoads' as const), who, key }) },
-      { weight: 1, arbitrary: fc.record({ op: fc.constant('search' as const), who, key, word: fc.constantFrom(...WORDS) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ op: fc.constant('search' as const), who, key, word: fc.constantFrom(...WORDS, ...Object.keys(TYPOS)) }),
+      },
     );
     const count = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 6 }) }, { weight: 1, arbitrary: fc.constant(260) });
     const sessionOp: fc.Arbitrary<SessionOp> = fc.oneof(
