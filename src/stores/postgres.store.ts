@@ -519,7 +519,9 @@ export class PostgresStore implements SessionStore {
 
   async deleteMemory(key: MemoryKey): Promise<void> {
     checkMemoryKey(key);
+    // Nothing of it stays in this process (another process's copy goes at its next load: a new row id).
     this.memoryCache.delete(memoryKeyString(key));
+    this.vocabularies.delete(memoryKeyString(key));
     // memory_entries go with it (ON DELETE CASCADE).
     await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [
       tenantOf(key),
