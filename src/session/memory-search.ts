@@ -330,12 +330,45 @@ export function keptSnapshot(
   snapshot: Omit<MemorySnapshot, 'entries'>,
   entries: readonly MemoryEntry[],
   index: MemoryIndex,
+  count = entries.length,
 ): MemorySnapshot {
-  const count = entries.length;
   return attachIndex(
     lazyEntries<MemorySnapshot>(snapshot, () => entries.slice(0, count)),
     index,
   );
+}
+
+/**
+ * A memory scope's entries as a store keeps them in its process between loads: a prefix of the
+ * stored list of one generation of the memory (the id it was given when created, by whichever
+ * process), so a load reads only the entries after it, and a memory deleted and created again by
+ * another process (a new generation) is read whole, never appended to what was cached of the old one.
+ */
+export interface CachedEntries {
+  generation: string;
+  /** Frozen; only ever appended to. */
+  entries: MemoryEntry[];
+  index?: CachedMemoryIndex;
+}
+
+/**
+ * Applies what a load read: `tail`, the stored entries from position `from` of `generation` (from
+ * 0 when `known` is of another generation or none). Another load of the same scope in this process
+ * may have grown `known` while this one waited: only entries it does not hold yet are appended.
+ * Returns the cache to keep and how many of its entries this load read (its snapshot's count).
+ */
+export function growCachedEntries(
+  known: CachedEntries | undefined,
+  generation: string,
+  from: number,
+  tail: MemoryEntry[],
+): { cached: CachedEntries; count: number } {
+  if (from === 0 || !known || known.generation !== generation || known.entries.length < from)
+    return { cached: { generation, entries: tail }, count: tail.length };
+  const fresh = tail.slice(known.entries.length - from);
+  for (const e of fresh) known.entries.push(e);
+  known.index?.add(fresh);
+  return { cached: known, count: from + tail.length };
 }
 
 /**

@@ -1,4 +1,12 @@
-import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
+import type {
+  MemoryChanges,
+  MemoryEntry,
+  MemoryKey,
+  MemorySnapshot,
+  SessionChanges,
+  SessionKey,
+  SessionSnapshot,
+} from '../session/snapshots';
 import { CachedMemoryIndex, keptSnapshot, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
 import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
@@ -17,8 +25,11 @@ import { checkId, checkMemoryKey, checkOwner, checkSessionKey, lastMessages } fr
 export class InMemoryStore implements SessionStore {
   private readonly sessions = new Map<string, SessionSnapshot>();
   private readonly memories = new Map<string, MemorySnapshot>();
-  /** Per memory scope, built on its first search and grown on every save. */
-  private readonly indexes = new Map<string, CachedMemoryIndex>();
+  /**
+   * Per memory (its entries array, which a delete drops and a recreation replaces), built on its first
+   * search and grown on every save: a snapshot loaded before a delete never searches the memory created after.
+   */
+  private indexes = new WeakMap<readonly MemoryEntry[], CachedMemoryIndex>();
   /** One process: messages reach this store's own subscribers. */
   readonly channels: StoreChannels = new LocalChannels('in-memory');
 
@@ -82,7 +93,7 @@ export class InMemoryStore implements SessionStore {
     const k = memoryKeyString(key);
     const m = this.memories.get(k);
     if (!m) return undefined;
-    const index: MemoryIndex = { search: (query, limit) => this.index(k, m).search(query, limit) };
+    const index: MemoryIndex = { search: (query, limit) => this.index(m).search(query, limit) };
     const { entries, ...rest } = m;
     return keptSnapshot(rest, entries, index);
   }
@@ -97,34 +108,31 @@ export class InMemoryStore implements SessionStore {
     for (const e of c.added) entries.push(e);
     next.entries = entries;
     this.memories.set(k, next);
-    this.indexes.get(k)?.add(c.added);
+    this.indexes.get(entries)?.add(c.added);
     return next.version;
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {
-    const k = memoryKeyString(key);
-    this.memories.delete(k);
-    this.indexes.delete(k);
+    this.memories.delete(memoryKeyString(key));
   }
 
   /** Ranked search over a memory's stored entries, with the scope's cached index. */
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
-    const k = memoryKeyString(key);
-    const m = this.memories.get(k);
-    return m ? this.index(k, m).search(query, limit) : [];
+    const m = this.memories.get(memoryKeyString(key));
+    return m ? this.index(m).search(query, limit) : [];
   }
 
   async close(): Promise<void> {
     this.sessions.clear();
     this.memories.clear();
-    this.indexes.clear();
+    this.indexes = new WeakMap();
   }
 
-  private index(k: string, m: MemorySnapshot): CachedMemoryIndex {
-    let index = this.indexes.get(k);
+  private index(m: MemorySnapshot): CachedMemoryIndex {
+    let index = this.indexes.get(m.entries);
     if (!index) {
       index = new CachedMemoryIndex(m.entries, m.version);
-      this.indexes.set(k, index);
+      this.indexes.set(m.entries, index);
     }
     return index;
   }

@@ -3,6 +3,8 @@ import { memoryKeyString } from './apply-changes';
 import {
   CachedMemoryIndex,
   entryWords,
+  growCachedEntries,
+  type CachedEntries,
   fuzzyDistance,
   fuzzyMatches,
   lowerBound,
@@ -217,7 +219,8 @@ export class PostgresStore implements SessionStore {
   /** Recently loaded sessions' history text, least recently used first (see cacheHistory). */
   private readonly historyCache = new Map<string, CachedHistory>();
   private historyChars = 0;
-  private readonly memoryCache = new Map<string, { entries: MemoryEntry[]; index?: CachedMemoryIndex }>();
+  /** Per memory scope: its entries as last loaded here, of one generation (the memory's row id: a recreated memory gets a new one). */
+  private readonly memoryCache = new Map<string, CachedEntries>();
   /** Per memory scope searched here: its id, version and vocabulary (sorted), to expand a typo with no vocabulary fetch. */
   private readonly vocabularies = new Map<string, { pk: string; version: string; words: string[] }>();
   private ready?: Promise<void>;
@@ -516,7 +519,9 @@ export class PostgresStore implements SessionStore {
 
   async deleteMemory(key: MemoryKey): Promise<void> {
     checkMemoryKey(key);
+    // Nothing of it stays in this process (another process's copy goes at its next load: a new row id).
     this.memoryCache.delete(memoryKeyString(key));
+    this.vocabularies.delete(memoryKeyString(key));
     // memory_entries go with it (ON DELETE CASCADE).
     await this.query(`DELETE FROM ${this.s}.memories WHERE tenant = $1 AND agent = $2 AND user_id = $3`, [
       tenantOf(key),
@@ -533,38 +538,34 @@ export class PostgresStore implements SessionStore {
   async loadMemory(key: MemoryKey): Promise<MemorySnapshot | undefined> {
     checkMemoryKey(key);
     const scope = memoryKeyString(key);
-    let known = this.memoryCache.get(scope);
-    const read = (from: number) =>
-      this.query(
-        `SELECT m.summary, m.version, m.last_seq,
-           ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq > $4 ORDER BY seq) AS entries
-         FROM ${this.s}.memories m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
-        [tenantOf(key), key.agentName, key.userId, from],
-      );
-    let { rows } = await read(known?.entries.length ?? 0);
-    let row = rows[0] as { summary: string | null; version: string; last_seq: string; entries: string[] } | undefined;
-    if (row && known && Number(row.last_seq) < known.entries.length + row.entries.length) {
-      // The memory was recreated since: read it whole.
-      known = undefined;
-      ({ rows } = await read(0));
-      row = rows[0] as typeof row;
-    }
+    const known = this.memoryCache.get(scope);
+    // The entries after those cached, if the memory is still the row they were read from (its id is
+    // never reused: a memory deleted and created again by any process is read whole); one statement.
+    const { rows } = await this.query(
+      `SELECT m.id, m.summary, m.version, f.after_seq,
+         ARRAY(SELECT body FROM ${this.s}.memory_entries e WHERE e.memory_pk = m.id AND e.seq > f.after_seq ORDER BY seq) AS entries
+       FROM ${this.s}.memories m, LATERAL (SELECT CASE WHEN m.id = $5::bigint THEN $4::bigint ELSE 0 END AS after_seq) f
+       WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3`,
+      [tenantOf(key), key.agentName, key.userId, known?.entries.length ?? 0, known?.generation ?? null],
+    );
+    const row = rows[0] as { id: string; summary: string | null; version: string; after_seq: string; entries: string[] } | undefined;
     if (!row) {
       this.memoryCache.delete(scope);
       return undefined;
     }
     const tail = toMemorySnapshot(key, { entries: row.entries, summary: row.summary, version: Number(row.version) });
     for (const e of tail.entries) Object.freeze(e);
-    const cached = known ?? { entries: [] as MemoryEntry[], index: undefined as CachedMemoryIndex | undefined };
-    for (const e of tail.entries) cached.entries.push(e);
-    cached.index?.add(tail.entries);
+    const { cached, count } = growCachedEntries(known, row.id, Number(row.after_seq), tail.entries);
     this.memoryCache.delete(scope);
     this.memoryCache.set(scope, cached);
     if (this.memoryCache.size > 256) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
     const { entries: _tail, ...rest } = tail;
-    return keptSnapshot(rest, cached.entries, {
-      search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit),
-    });
+    return keptSnapshot(
+      rest,
+      cached.entries,
+      { search: (query, limit) => (cached.index ??= new CachedMemoryIndex(cached.entries, 0)).search(query, limit) },
+      count,
+    );
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {

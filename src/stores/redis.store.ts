@@ -1,14 +1,7 @@
 import type Redis from 'ioredis';
-import { CachedMemoryIndex, keptSnapshot, type MemorySearchResult } from '../session/memory-search';
-import type {
-  MemoryChanges,
-  MemoryEntry,
-  MemoryKey,
-  MemorySnapshot,
-  SessionChanges,
-  SessionKey,
-  SessionSnapshot,
-} from '../session/snapshots';
+import { randomUUID } from 'node:crypto';
+import { CachedMemoryIndex, growCachedEntries, keptSnapshot, type CachedEntries, type MemorySearchResult } from '../session/memory-search';
+import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { SessionForbiddenError } from '../agent/errors';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
@@ -112,18 +105,27 @@ elseif limit > 0 then history = redis.call('LRANGE', KEYS[3], -limit, -1) end
 return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), history}
 `;
 
-/** KEYS: meta, entries. ARGV: hasSummary, summary, entries… */
+/**
+ * KEYS: meta, entries. ARGV: hasSummary, summary, generation, entries… The generation is kept
+ * from the save that creates the memory (HSETNX), so a memory deleted and created again has a new one.
+ */
 const SAVE_MEMORY = `${LUA_BATCH}
-batch('RPUSH', KEYS[2], 3, #ARGV)
+redis.call('HSETNX', KEYS[1], 'gen', ARGV[3])
+batch('RPUSH', KEYS[2], 4, #ARGV)
 if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'summary', ARGV[2]) end
 return redis.call('HINCRBY', KEYS[1], 'version', 1)
 `;
 
-/** KEYS: meta, entries. ARGV: the number of entries the caller has cached. Returns {meta, entries from there, from} or nil. */
+/**
+ * KEYS: meta, entries. ARGV: the number of entries the caller has cached, and their generation.
+ * Returns {meta, entries from there, from} or nil; from 0 (the whole memory) when the memory is
+ * of another generation (deleted and created again since), or has none (saved before generations).
+ */
 const LOAD_MEMORY = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local from = tonumber(ARGV[1] or '0')
-if redis.call('LLEN', KEYS[2]) < from then from = 0 end
+local gen = redis.call('HGET', KEYS[1], 'gen')
+if not gen or gen ~= ARGV[2] or redis.call('LLEN', KEYS[2]) < from then from = 0 end
 return {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], from, -1), from}
 `;
 
@@ -157,10 +159,7 @@ return 1
 `;
 
 /** A memory scope as this process last loaded it: entries are only ever appended, so the next load reads only the tail. */
-interface CachedMemory {
-  entries: MemoryEntry[];
-  index?: CachedMemoryIndex;
-}
+type CachedMemory = CachedEntries;
 
 /** Redis's smallest and default `proto-max-bulk-len` (bytes). */
 const MIN_BULK_LIMIT = 1024 * 1024;
@@ -324,15 +323,16 @@ export class RedisStore implements SessionStore {
     checkMemoryKey(key);
     const loaded = await this.loadCachedMemory(key);
     if (!loaded) return undefined;
-    const { cached, snapshot } = loaded;
+    const { cached, snapshot, count } = loaded;
     const { entries: _tail, ...rest } = snapshot;
-    return keptSnapshot(rest, cached.entries, { search: (query, limit) => this.indexOf(cached).search(query, limit) });
+    return keptSnapshot(rest, cached.entries, { search: (query, limit) => this.indexOf(cached).search(query, limit) }, count);
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const c = encodeMemoryChanges(changes, 'redis');
-    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null)];
+    // A new generation id on every save; only the save creating the memory keeps it.
+    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), randomUUID()];
     return Number(
       await guard(
         'redis',
@@ -388,12 +388,17 @@ export class RedisStore implements SessionStore {
     return loaded ? this.indexOf(loaded.cached).search(query, limit) : [];
   }
 
-  /** Reads only the entries this process has not seen yet; the cache holds frozen entries, shared by loads. */
-  private async loadCachedMemory(key: MemoryKey): Promise<{ cached: CachedMemory; snapshot: MemorySnapshot } | undefined> {
+  /**
+   * Reads only the entries this process has not seen yet of the memory's current generation (the
+   * whole memory when another process deleted and created it again); the cache holds frozen
+   * entries, shared by loads.
+   */
+  private async loadCachedMemory(key: MemoryKey): Promise<{ cached: CachedMemory; snapshot: MemorySnapshot; count: number } | undefined> {
     const scope = memoryKeyString(key);
     const known = this.memoryCache.get(scope);
-    const reply = (await guard('redis', () => this.scripts.toolwrightLoadMemory(...this.memoryKeys(key), known?.entries.length ?? 0))) as
-      [string[], string[], number] | null;
+    const reply = (await guard('redis', () =>
+      this.scripts.toolwrightLoadMemory(...this.memoryKeys(key), known?.entries.length ?? 0, known?.generation ?? ''),
+    )) as [string[], string[], number] | null;
     if (!reply) {
       this.memoryCache.delete(scope);
       return undefined;
@@ -405,17 +410,12 @@ export class RedisStore implements SessionStore {
       version: Number(meta.version ?? 0),
     });
     for (const e of tail.entries) deepFreeze(e);
-    let cached = known && Number(reply[2]) === known.entries.length ? known : undefined;
-    if (cached) {
-      for (const e of tail.entries) cached.entries.push(e);
-      cached.index?.add(tail.entries);
-    } else {
-      cached = { entries: tail.entries };
-    }
+    const { cached, count } = growCachedEntries(known, meta.gen ?? '', Number(reply[2]), tail.entries);
     this.memoryCache.delete(scope);
-    this.memoryCache.set(scope, cached);
+    // A memory saved before generations existed is read whole until its next save gives it one.
+    if (cached.generation) this.memoryCache.set(scope, cached);
     while (this.memoryCache.size > this.memoryCacheSize) this.memoryCache.delete(this.memoryCache.keys().next().value as string);
-    return { cached, snapshot: tail };
+    return { cached, snapshot: tail, count };
   }
 
   private indexOf(cached: CachedMemory): CachedMemoryIndex {

@@ -22,7 +22,7 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { LocalChannels } from './notify';
+import { SqliteChannels } from './notify';
 import {
   checkHistoryLimit,
   checkId,
@@ -117,6 +117,42 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
     const pending: Array<[number, number, string]> = [...rows];
     for (const [pk, seq, body] of pending) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
   },
+  // A deleted memory's id is never reused (AUTOINCREMENT): its id is its generation, so a snapshot
+  // loaded before a delete never reads (lazily) or searches a memory created after it. Deletes used
+  // to leave a memory's index rows (its words, its vocabulary) behind, found again by a memory
+  // reusing the id: the index is rebuilt from the stored entries.
+  (db) => {
+    db.exec(`CREATE TABLE memories_new (
+               id INTEGER PRIMARY KEY AUTOINCREMENT,
+               tenant TEXT NOT NULL,
+               agent TEXT NOT NULL,
+               user_id TEXT NOT NULL,
+               summary TEXT,
+               version INTEGER NOT NULL DEFAULT 0,
+               last_seq INTEGER NOT NULL DEFAULT 0,
+               UNIQUE (tenant, agent, user_id)
+             );
+             INSERT INTO memories_new (id, tenant, agent, user_id, summary, version, last_seq)
+               SELECT id, tenant, agent, user_id, summary, version, last_seq FROM memories;
+             DROP TABLE memories;
+             ALTER TABLE memories_new RENAME TO memories;
+             DELETE FROM memory_entries WHERE memory_pk NOT IN (SELECT id FROM memories);
+             INSERT INTO memory_fts (memory_fts) VALUES ('delete-all');
+             DELETE FROM memory_terms;`);
+    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries').raw().all() as Array<[number, number, string]>;
+    const fts = db.prepare('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
+    const term = db.prepare('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
+    for (const [pk, seq, body] of rows) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
+  },
+  // StoreChannels between the processes sharing the file (see SqliteChannels): recent messages,
+  // ids never reused, so a listener reading the rows after the last it saw misses none that remain.
+  `CREATE TABLE channel_messages (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     channel TEXT NOT NULL,
+     message TEXT NOT NULL,
+     origin TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );`,
 ];
 
 const SCOPE = 2n ** 32n;
@@ -154,8 +190,7 @@ export class SqliteStore implements SessionStore {
   private opened?: Database.Database;
   /** Prepared once per SQL text: preparing costs more than running these small statements. */
   private readonly statements = new Map<string, Database.Statement>();
-  /** Messages reach this store's own subscribers only: processes sharing the file do not hear each other. */
-  readonly channels: StoreChannels = new LocalChannels('sqlite');
+  private pubsub?: SqliteChannels;
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = options;
@@ -278,6 +313,9 @@ export class SqliteStore implements SessionStore {
           .pluck()
           .get(tenantOf(key), key.agentName, key.userId) as number | undefined;
         if (id === undefined) return;
+        // Its words go too: nothing of a deleted memory is found again.
+        this.sql('DELETE FROM memory_fts WHERE rowid BETWEEN ? AND ?').run(BigInt(id) * SCOPE, BigInt(id) * SCOPE + SCOPE - 1n);
+        this.sql('DELETE FROM memory_terms WHERE memory_pk = ?').run(id);
         this.sql('DELETE FROM memory_entries WHERE memory_pk = ?').run(id);
         this.sql('DELETE FROM memories WHERE id = ?').run(id);
       }).immediate();
@@ -417,7 +455,13 @@ export class SqliteStore implements SessionStore {
     });
   }
 
+  /** Messages between the processes sharing the file, through a table of recent ones (see SqliteChannels). */
+  get channels(): StoreChannels {
+    return (this.pubsub ??= new SqliteChannels(() => this.db(), this.path !== ':memory:'));
+  }
+
   async close(): Promise<void> {
+    await this.pubsub?.close();
     this.opened?.close();
   }
 

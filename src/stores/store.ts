@@ -18,7 +18,7 @@ export interface LoadSessionOptions {
 
 /**
  * Messages between the processes sharing a store (Redis PUBLISH/SUBSCRIBE, PostgreSQL
- * NOTIFY/LISTEN; in process for the in-memory and SQLite stores). At most once, and only to
+ * NOTIFY/LISTEN, a table of recent messages in a SQLite file; in process for the in-memory store). At most once, and only to
  * subscribers listening when the message is published: for signals such as "cancel this call",
  * never for data that must arrive.
  */

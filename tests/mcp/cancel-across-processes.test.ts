@@ -1,9 +1,12 @@
 /**
- * Stateless MCP over HTTP with two real server processes on one Redis or PostgreSQL store: a
- * call runs on process A, the SDK client's `notifications/cancelled` for it lands on process B,
- * and the tool on A sees its `context.signal` fire (through the store's PUBLISH/SUBSCRIBE or
- * NOTIFY/LISTEN). Only the session (and principal) that made the call can cancel it.
+ * Stateless MCP over HTTP with two real server processes on one Redis, PostgreSQL or SQLite store
+ * (one file): a call runs on process A, the SDK client's `notifications/cancelled` for it lands on
+ * process B, and the tool on A sees its `context.signal` fire (through the store's
+ * PUBLISH/SUBSCRIBE, NOTIFY/LISTEN or SQLite's table of recent messages). Only the session (and principal) that made the call can cancel it.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -36,9 +39,11 @@ interface RoutedClient {
 describe.each([
   ['Redis', 'redis' as const],
   ['PostgreSQL', 'postgres' as const],
+  ['SQLite', 'sqlite' as const],
 ])('stateless MCP: a cancellation that lands on another process (%s store, two server processes)', (_name, kind) => {
   let redis: RedisServer | undefined;
   let postgres: PostgresServer | undefined;
+  let dir: string | undefined;
   let workers: McpWorker[] = [];
   let urls: { A: string; B: string };
   const clients: Client[] = [];
@@ -49,6 +54,9 @@ describe.each([
     if (kind === 'redis') {
       redis = await startRedis();
       target = redis.url;
+    } else if (kind === 'sqlite') {
+      dir = mkdtempSync(join(tmpdir(), 'tw-cancel-'));
+      target = join(dir, 'shared.db');
     } else {
       postgres = await startPostgres();
       target = postgres.connectionString;
@@ -63,6 +71,7 @@ describe.each([
     await Promise.all(workers.map((w) => stopWorker(w.child)));
     await redis?.destroy();
     await postgres?.destroy();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   async function connect(token: string): Promise<RoutedClient> {

@@ -1,8 +1,12 @@
 /**
- * StoreChannels (`store.channels`) on every store: Redis PUBLISH/SUBSCRIBE and PostgreSQL
- * NOTIFY/LISTEN between two store instances (as two processes would have), in process for the
- * in-memory and SQLite stores. Real servers; an outage is a stopped server.
+ * StoreChannels (`store.channels`) on every store: Redis PUBLISH/SUBSCRIBE, PostgreSQL
+ * NOTIFY/LISTEN and SQLite's table of recent messages between store instances (as two processes
+ * would have: the SQLite ones on one file), in process for the in-memory store and a private
+ * SQLite database. Real servers; an outage is a stopped server.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { StoreLimitError, StoreUnavailableError } from '../../src/errors/errors';
 import { InMemoryStore } from '../../src/stores/in-memory.store';
@@ -25,6 +29,7 @@ interface Backend {
   /** In-process stores: both sides are one instance. */
   single: boolean;
   server?: TestServer;
+  cleanup?: () => void;
 }
 
 const backends: Array<[string, () => Promise<Backend>]> = [
@@ -36,10 +41,21 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     },
   ],
   [
-    'sqlite',
+    'sqlite (:memory:)',
     async () => {
       const store = new SqliteStore({ path: ':memory:' });
       return { make: () => store, single: true };
+    },
+  ],
+  [
+    'sqlite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'tw-channels-'));
+      return {
+        make: (namespace = 'shared') => new SqliteStore({ path: join(dir, `${namespace}.db`) }),
+        single: false,
+        cleanup: () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   ],
   [
@@ -95,6 +111,7 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
     await backend.server?.destroy();
+    backend.cleanup?.();
   });
 
   it('delivers every message unchanged and in order to every subscriber, in every instance (property)', async () => {
@@ -148,14 +165,14 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
     await heard.unsubscribe();
   });
 
-  const shared = kind === 'redis' || kind === 'postgres';
+  const shared = kind === 'redis' || kind === 'postgres' || kind === 'sqlite';
 
   it(
     shared ? 'channels of one name are separate per key prefix / schema' : 'another store instance hears nothing (one store, one process)',
     async () => {
       const otherStore = shared
         ? make(kind === 'redis' ? 'tw-other:' : 'tw_other')
-        : kind === 'sqlite'
+        : kind.startsWith('sqlite')
           ? new SqliteStore({ path: ':memory:' })
           : new InMemoryStore();
       const here = await listen(make(), 'ns');
@@ -170,6 +187,74 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
       await there.unsubscribe();
     },
   );
+
+  if (kind === 'sqlite') {
+    it('a message published in one process reaches a subscriber in another, and one in the publishing process, once each', async () => {
+      const [publisher, local, remote] = [make(), make(), make()];
+      const here = await listen(publisher, 'both');
+      const there = await listen(remote, 'both');
+      const alsoHere = await listen(local, 'both');
+      for (let i = 0; i < 5; i++) await channelsOf(publisher).publish('both', `m${i}`);
+      const all = ['m0', 'm1', 'm2', 'm3', 'm4'];
+      await until(() => here.messages.length === 5 && there.messages.length === 5 && alsoHere.messages.length === 5);
+      await sleep(100); // nothing more arrives (no message twice)
+      expect([here.messages, there.messages, alsoHere.messages]).toEqual([all, all, all]);
+      for (const l of [here, there, alsoHere]) await l.unsubscribe();
+    });
+
+    it('keeps at most the last 256 messages, none older than a minute, in the file', async () => {
+      const store = make();
+      for (let i = 0; i < 300; i++) await channelsOf(store).publish('kept', `m${i}`);
+      const db = (store as unknown as { db(): import('better-sqlite3').Database }).db();
+      const kept = db.prepare('SELECT message FROM channel_messages ORDER BY id').pluck().all() as string[];
+      expect(kept.length).toBeLessThanOrEqual(256);
+      expect(kept[kept.length - 1]).toBe('m299');
+      db.prepare('UPDATE channel_messages SET at = at - 61000').run();
+      await channelsOf(store).publish('kept', 'last');
+      expect(db.prepare('SELECT message FROM channel_messages').pluck().all()).toEqual(['last']);
+    });
+
+    it('a subscriber hears only what is published after it subscribed, and nothing after it unsubscribed or its store closed', async () => {
+      const publisher = make();
+      await channelsOf(publisher).publish('late', 'before');
+      const late = make();
+      const heard = await listen(late, 'late');
+      await channelsOf(publisher).publish('late', 'after');
+      await until(() => heard.messages.length === 1);
+      await late.close();
+      await channelsOf(publisher).publish('late', 'closed');
+      await sleep(150);
+      expect(heard.messages).toEqual(['after']);
+    });
+    it('a file that cannot be opened: publish fails typed, a subscriber hears of it once, and listens once the file opens', async () => {
+      const where = join(mkdtempSync(join(tmpdir(), 'tw-channels-down-')), 'not-a-dir');
+      writeFileSync(where, 'a file where the folder should be');
+      const path = join(where, 'state.db');
+      const store = new SqliteStore({ path });
+      const heard = await listen(store, 'down');
+      expect(heard.errors).toHaveLength(1);
+      expect(heard.errors[0]).toBeInstanceOf(StoreUnavailableError);
+      await expect(channelsOf(store).publish('down', 'lost')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await sleep(100);
+      expect(heard.errors).toHaveLength(1);
+      rmSync(where);
+      mkdirSync(where);
+      const other = new SqliteStore({ path });
+      try {
+        while (heard.messages.length === 0) {
+          await channelsOf(other).publish('down', 'back');
+          await sleep(50);
+        }
+        expect(heard.messages[0]).toBe('back');
+        expect(heard.errors).toHaveLength(1);
+      } finally {
+        await heard.unsubscribe();
+        await Promise.all([store.close(), other.close()]);
+        rmSync(dirname(where), { recursive: true, force: true });
+      }
+    });
+    return;
+  }
 
   if (!shared) return;
 

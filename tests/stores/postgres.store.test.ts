@@ -20,7 +20,7 @@ describeStoreConformance('postgres', (o) => new PostgresStore({ connectionString
   residue: async () => {
     const pool = new Pool({ connectionString: server.connectionString });
     try {
-      const tables = ['sessions', 'session_state', 'session_history', 'memories', 'memory_entries'];
+      const tables = ['sessions', 'session_state', 'session_history', 'memories', 'memory_entries', 'memory_terms'];
       const { rows } = await pool.query(`SELECT ${tables.map((t) => `(SELECT count(*) FROM toolwright.${t})`).join(' + ')} AS n`);
       return Number(rows[0].n);
     } finally {

@@ -72,6 +72,35 @@ describe('RedisStore', () => {
     }
   });
 
+  it('a memory saved before generation ids is read whole on every load, then cached once a save gives it one', async () => {
+    const prefix = `tw-legacy-${process.pid}:`;
+    const [a, b] = [new RedisStore({ url: server.url, keyPrefix: prefix }), new RedisStore({ url: server.url, keyPrefix: prefix })];
+    const Redis = (await import('ioredis')).default;
+    const raw = new Redis(server.url);
+    const key = { agentName: 'a', userId: 'legacy' };
+    const meta = `${prefix}memory:{${JSON.stringify(['', 'a', 'legacy'])}}:meta`;
+    const entry = (content: string) => ({ id: content, type: 'fact', content, createdAt: '2026-01-01' });
+    const contents = async (store: RedisStore) => (await store.loadMemory(key))!.entries.map((e) => e.content);
+    try {
+      await a.saveMemory(key, { added: [entry('one'), entry('two')] });
+      expect(await raw.hdel(meta, 'gen')).toBe(1); // as an earlier version wrote it
+      expect(await contents(a)).toEqual(['one', 'two']);
+      // Another process deletes it and writes as many entries with an earlier version: no generation to compare.
+      await b.deleteMemory(key);
+      await b.saveMemory(key, { added: [entry('three'), entry('four')] });
+      await raw.hdel(meta, 'gen');
+      expect(await contents(a)).toEqual(['three', 'four']);
+      await a.saveMemory(key, { added: [entry('five')] });
+      expect(await raw.hget(meta, 'gen')).toEqual(expect.any(String));
+      expect(await contents(a)).toEqual(['three', 'four', 'five']);
+      await b.saveMemory(key, { added: [entry('six')] });
+      expect(await contents(a)).toEqual(['three', 'four', 'five', 'six']);
+    } finally {
+      raw.disconnect();
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('keeps a client passed in open on close', async () => {
     const Redis = (await import('ioredis')).default;
     const client = new Redis(server.url);

@@ -15,7 +15,7 @@ let n = 0;
 /** Every row of every table (the store's own connection). */
 const residue = async (store: unknown) => {
   const db = (store as { db(): Database.Database }).db();
-  const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries'];
+  const tables = ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries', 'memory_fts', 'memory_terms'];
   return tables.reduce((sum, t) => sum + (db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number), 0);
 };
 describeStoreConformance('sqlite (file)', (o) => new SqliteStore({ path: join(dir, `conf-${n++}`, 'state.db'), ...o }), {
@@ -85,11 +85,54 @@ describe('SqliteStore', () => {
     await first.close();
     // Back to what schema 1 had: no search tables.
     const db = new Database(path);
-    db.exec("DROP TABLE memory_fts; DROP TABLE memory_terms; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    db.exec(
+      "DROP TABLE memory_fts; DROP TABLE memory_terms; DROP TABLE channel_messages; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+    );
     db.close();
     const reopened = new SqliteStore({ path });
     expect((await reopened.searchMemory(key, 'notif')).map((h) => h.content)).toEqual(['Prefers email notifications']);
     expect((await reopened.searchMemory(key, 'osl')).map((h) => h.content)).toEqual(['Lives in Oslo']);
+    await reopened.close();
+  });
+
+  it('upgrades a schema-2 database: what deletes left in the search index is gone, and a deleted memory’s id is never reused', async () => {
+    const path = join(dir, 'v2.db');
+    const [kept, gone] = [
+      { agentName: 'support', userId: 'kept' },
+      { agentName: 'support', userId: 'gone' },
+    ];
+    const first = new SqliteStore({ path });
+    for (const [key, text] of [
+      [kept, 'Lives in Oslo'],
+      [gone, 'Secret diagnosis'],
+    ] as const) {
+      const memory = new AgentMemory(key);
+      memory.addFact(text);
+      await first.saveMemory(key, memory.takeChanges());
+    }
+    await first.close();
+    // What schema 2's deleteMemory did: the rows went, their words stayed in the index (and the id was free again).
+    const db = new Database(path);
+    db.exec(`DELETE FROM memory_entries WHERE memory_pk = 2; DELETE FROM memories WHERE id = 2;
+             DROP TABLE channel_messages; UPDATE meta SET value = '2' WHERE key = 'schema_version'`);
+    expect(db.prepare("SELECT count(*) FROM memory_terms WHERE term = 'secret'").pluck().get()).toBe(1);
+    db.close();
+    const reopened = new SqliteStore({ path });
+    const memory = new AgentMemory(gone);
+    memory.addFact('Likes tea');
+    await reopened.saveMemory(gone, memory.takeChanges());
+    expect(await reopened.searchMemory(gone, 'secret')).toEqual([]);
+    expect((await reopened.searchMemory(gone, 'tea')).map((h) => h.content)).toEqual(['Likes tea']);
+    expect((await reopened.searchMemory(kept, 'oslo')).map((h) => h.content)).toEqual(['Lives in Oslo']);
+    const raw = new Database(path);
+    expect(raw.prepare("SELECT count(*) FROM memory_terms WHERE term = 'secret'").pluck().get()).toBe(0);
+    const idOf = () => raw.prepare('SELECT id FROM memories WHERE user_id = ?').pluck().get('gone');
+    expect(idOf()).toBe(2);
+    // From now on a deleted memory's id stays unused: deleted and created again, it gets a new one.
+    await reopened.deleteMemory(gone);
+    await reopened.saveMemory(gone, { added: memory.getAll().slice() });
+    expect(idOf()).toBe(3);
+    raw.close();
     await reopened.close();
   });
 

@@ -1,17 +1,19 @@
 /**
  * One MCP server process for the stateless multi-process test: serves the fixture tools over
- * Streamable HTTP with `stateless: true` on a shared Redis or PostgreSQL store, prints
+ * Streamable HTTP with `stateless: true` on a shared Redis, PostgreSQL or SQLite (one file) store, prints
  * `url <url>` once listening, and stops when its stdin closes.
  */
 import { serveHttp, tokenAuth, type McpIdentity } from '../../src/mcp';
 import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
+import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
 import { registry } from '../fixtures/toolwright.config';
 import { progressRegistry } from './progress-tools';
 
 export interface McpWorkerArgs {
-  kind: 'redis' | 'postgres';
+  kind: 'redis' | 'postgres' | 'sqlite';
+  /** A URL (Redis), a connection string (PostgreSQL) or a file (SQLite). */
   target: string;
   /** `progress`: the waiting tools of tests/support/progress-tools.ts (default: the fixture tools). */
   tools?: 'fixture' | 'progress';
@@ -22,7 +24,11 @@ export interface McpWorkerArgs {
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]) as McpWorkerArgs;
   const store: SessionStore =
-    args.kind === 'redis' ? new RedisStore({ url: args.target }) : new PostgresStore({ connectionString: args.target });
+    args.kind === 'redis'
+      ? new RedisStore({ url: args.target })
+      : args.kind === 'sqlite'
+        ? new SqliteStore({ path: args.target })
+        : new PostgresStore({ connectionString: args.target });
   const tools = args.tools === 'progress' ? progressRegistry : registry;
   const auth = args.tokens ? tokenAuth(args.tokens) : undefined;
   const handle = await serveHttp(tools, { stateless: true, store, auth, name: `worker-${process.pid}` });
