@@ -30,10 +30,10 @@ describe('RunEventStream hand-off', () => {
         async (bursts, fails, readBatches) => {
           const failure = new Error('run failed');
           const total = bursts.reduce((n, b) => n + b.events, 0);
-          const stream = new RunEventStream(undefined, async (emit) => {
+          const stream = new RunEventStream(undefined, async (events) => {
             let n = 0;
             for (const b of bursts) {
-              for (let i = 0; i < b.events; i++) emit(event(++n));
+              for (let i = 0; i < b.events; i++) events.emit(event(++n));
               await (b.pause === 'micro' ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve)));
             }
             if (fails) throw failure;
@@ -58,8 +58,8 @@ describe('RunEventStream hand-off', () => {
   it('return() while reads wait: the run is cancelled, waits for it, and every waiting read ends done', async () => {
     let seen: unknown;
     let settled = false;
-    const stream = new RunEventStream(undefined, async (emit, cancel) => {
-      emit(event(1));
+    const stream = new RunEventStream(undefined, async (events, cancel) => {
+      events.emit(event(1));
       await new Promise<void>((resolve) => cancel.onAbort(resolve));
       seen = cancel.reason;
       await new Promise((resolve) => setImmediate(resolve)); // the save
