@@ -85,7 +85,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
-    this.unparkAll((resolve) => resolve(DONE));
+    this.endWaiting();
     return DONE;
   }
 
@@ -95,17 +95,25 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
     this.waiting[this.waitTail++] = reject;
   }
 
-  /** Removes every waiting read and hands each, oldest first, to `settle`. */
-  private unparkAll(settle: (resolve: Resolve, reject: Reject) => void): void {
+  /**
+   * Ends every waiting read, oldest first, as `end` answers reads: the run's error to the first if
+   * it failed, done to the others (a loop, not a callback: no closure when a run ends).
+   */
+  private endWaiting(): void {
     const waiting = this.waiting;
     const from = this.waitHead;
     const to = this.waitTail;
     this.waitHead = this.waitTail = 0;
+    this.closed = true;
     for (let i = from; i < to; i += 2) {
       const resolve = waiting[i] as Resolve;
       const reject = waiting[i + 1] as Reject;
       waiting[i] = waiting[i + 1] = undefined;
-      settle(resolve, reject);
+      if (!this.failed) resolve(DONE);
+      else {
+        this.failed = false;
+        reject(this.error);
+      }
     }
   }
 
@@ -148,14 +156,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
     this.failed = failed;
     this.error = error;
     // Reads waiting now (the queue is empty): the run's error to the first, done to the others, as `end` gives them.
-    if (this.waitHead !== this.waitTail) {
-      this.unparkAll((resolve, reject) => {
-        this.closed = true;
-        if (!this.failed) return resolve(DONE);
-        this.failed = false;
-        reject(this.error);
-      });
-    }
+    if (this.waitHead !== this.waitTail) this.endWaiting();
   }
 
   /** After the last event: the run's error once, then done. */
