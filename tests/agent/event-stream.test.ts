@@ -76,4 +76,25 @@ describe('RunEventStream hand-off', () => {
     ]);
     await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
   });
+
+  it('streams read at once, interleaved: each read waits on its own stream and gets only its events (one shared executor)', async () => {
+    // Each run emits its own turn numbers a microtask apart; the reads of all streams wait at the same time.
+    const streams = [100, 200, 300].map(
+      (base) =>
+        new RunEventStream(undefined, async (events) => {
+          for (let i = 1; i <= 3; i++) {
+            await Promise.resolve();
+            events.emit(event(base + i));
+          }
+        }),
+    );
+    const rounds: Outcome[][] = [];
+    for (let k = 0; k < 4; k++) rounds.push(await Promise.all(streams.map((stream) => settle(stream.next()))));
+    expect(rounds).toEqual([
+      [{ value: 101 }, { value: 201 }, { value: 301 }],
+      [{ value: 102 }, { value: 202 }, { value: 302 }],
+      [{ value: 103 }, { value: 203 }, { value: 303 }],
+      [{ done: true }, { done: true }, { done: true }],
+    ]);
+  });
 });
