@@ -8,7 +8,7 @@ import { activeTracer, traceAgentRun, traceModelCall } from '../tracing/tracing'
 import { ToolCatalog, type CatalogSelection } from './catalog';
 import { MaxTurnsExceededError, ModelCallFailedError, RunAbortedError, RunClaimedError, RunNotFoundError, RunPausedError } from './errors';
 import { HookSet } from './hooks';
-import { RunEventStream } from './event-stream';
+import { RunEventStream, type RunEvents } from './event-stream';
 import type { AgentEvent } from './events';
 import type { Model, ModelRequest, ModelResponse, ModelUsage } from './model';
 import { approverOf, RunStore, runResult, type RunState, type StoredDecision, type StoredRun } from './run-state';
@@ -84,15 +84,38 @@ export class Agent {
    * on the first read.
    */
   stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, (emit, cancel) => this.begin(input, options, emit, cancel));
+    return new RunEventStream(options.signal, Agent.startRun, this, input, options);
   }
 
   /** `resume` (approve / reject) as events, as `stream` yields them. */
   streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, (emit, cancel) => this.continue(options, decisions, emit, cancel));
+    return new RunEventStream(options.signal, Agent.startResume, this, options, decisions);
   }
 
-  private async begin(input: string, options: RunOptions, emit: RunState['emit'], cancel?: Cancellation): Promise<RunResult> {
+  // A stream's run: plain functions of the stream's arguments (no closure a stream).
+  private static startRun(
+    this: void,
+    events: RunEvents,
+    cancel: Cancellation,
+    agent: Agent,
+    input: string,
+    options: RunOptions,
+  ): Promise<RunResult> {
+    return agent.begin(input, options, events, cancel);
+  }
+
+  private static startResume(
+    this: void,
+    events: RunEvents,
+    cancel: Cancellation,
+    agent: Agent,
+    options: ResumeOptions,
+    decisions: Readonly<Record<string, ApprovalDecision>>,
+  ): Promise<RunResult> {
+    return agent.continue(options, decisions, events, cancel);
+  }
+
+  private async begin(input: string, options: RunOptions, events: RunEvents | undefined, cancel?: Cancellation): Promise<RunResult> {
     const { state, pending } = await this.runs.open(options, input, cancel ?? options.signal);
     if (pending)
       throw new RunPausedError(
@@ -101,7 +124,7 @@ export class Agent {
       );
     state.context.setUserInput(input);
     state.context.addMessage({ role: 'user', content: input });
-    state.emit = emit;
+    state.events = events;
     return this.traced(state, () => this.drive(state, undefined));
   }
 
@@ -119,14 +142,14 @@ export class Agent {
   private async continue(
     options: ResumeOptions,
     decisions: Readonly<Record<string, ApprovalDecision>>,
-    emit: RunState['emit'],
+    events: RunEvents | undefined,
     cancel?: Cancellation,
   ): Promise<RunResult> {
     const approver = approverOf(options.approver);
     const { state, pending } = await this.runs.open(options, undefined, cancel ?? options.signal);
     if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
     const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) => this.tools.checkEdit(approval, edited));
-    state.emit = emit;
+    state.events = events;
     return this.traced(state, () => this.drive(state, next));
   }
 
@@ -152,7 +175,7 @@ export class Agent {
   private async drive(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
     const { hooks, runs } = this;
     if (hooks.observed) await hooks.emitStart(state);
-    state.emit?.({ type: 'run-start', runId: state.runId, sessionId: state.key.sessionId, resumed: state.resumed });
+    state.events?.emit({ type: 'run-start', runId: state.runId, sessionId: state.key.sessionId, resumed: state.resumed });
     let result: RunResult;
     let stored: StoredRun | undefined;
     // New decisions of a run still paused were written by compare-and-set: saving the run again could undo a concurrent one.
@@ -164,7 +187,7 @@ export class Agent {
           written = true;
         } else {
           state.context.addMessage(pending.assistant);
-          if (state.emit) this.emitCalls(state, pending.assistant.toolCalls);
+          if (state.events) this.emitCalls(state, pending.assistant.toolCalls);
           await this.step(state, pending.assistant, await this.select(state), NO_USAGE, pending.decisions);
         }
       }
@@ -203,9 +226,9 @@ export class Agent {
       throw error;
     }
     if (hooks.observed) await hooks.emitEnd(state, result.status, undefined);
-    if (state.emit) {
-      for (const approval of result.approvals) state.emit({ type: 'approval-required', runId: state.runId, approval });
-      state.emit({ type: 'run-end', runId: state.runId, result });
+    if (state.events) {
+      for (const approval of result.approvals) state.events.emit({ type: 'approval-required', runId: state.runId, approval });
+      state.events.emit({ type: 'run-end', runId: state.runId, result });
     }
     return result;
   }
@@ -222,11 +245,11 @@ export class Agent {
       let response: ModelResponse;
       try {
         const request = modelRequest(state, selection);
-        const streams = state.emit !== undefined && this.model.stream !== undefined;
+        const streams = state.events !== undefined && this.model.stream !== undefined;
         response = await this.traceTurn(state, request, () => (streams ? this.streamTurn(state, request) : this.model.generate(request)));
         // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
-        if (state.emit && !streams && response.content)
-          state.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
+        if (state.events && !streams && response.content)
+          state.events.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
       } catch (error) {
         throw new ModelCallFailedError(this.model.name, state.key.sessionId, context.getConversationHistory(), error);
       }
@@ -237,18 +260,18 @@ export class Agent {
       }
       if (response.toolCalls.length === 0) {
         context.addMessage({ role: 'assistant', content: response.content });
-        state.emit?.({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
+        state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
         return undefined;
       }
       // One id per call before anything is decided: a decision, a result and an idempotency key each name one call.
       let calls = uniqueCallIds(response.toolCalls, state.callIds);
       if (this.tools.repairs) calls = await this.tools.repairCalls(state, calls, selection);
       const assistant = { role: 'assistant' as const, content: response.content, toolCalls: calls };
-      if (state.emit) this.emitCalls(state, calls);
+      if (state.events) this.emitCalls(state, calls);
       if (this.tools.approvals) {
         const approvals = await this.tools.approvalsNeeded(state, calls, selection);
         if (approvals.length > 0) {
-          state.emit?.({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
+          state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
           return this.runs.pause(state, assistant, approvals);
         }
       }
@@ -268,7 +291,7 @@ export class Agent {
   ): Promise<void> {
     const before = state.records.length;
     await this.tools.runCalls(state, assistant.toolCalls, selection, decisions);
-    state.emit?.({ type: 'turn-end', runId: state.runId, turn: state.turns, usage });
+    state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage });
     if (!this.stopWhen) return;
     const step: StepResult = {
       turn: state.turns,
@@ -287,7 +310,7 @@ export class Agent {
    * a consumer that left while the model ignores the signal, ends the turn with an error.
    */
   private async streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
-    const emit = state.emit!;
+    const events = state.events!;
     const turn = state.turns + 1;
     const parts = this.model.stream!(request)[Symbol.asyncIterator]();
     // The run's own cancellation, not request.signal: reading that would create an AbortSignal the model may never use.
@@ -304,7 +327,7 @@ export class Agent {
         const next = aborted ? await Promise.race([parts.next(), aborted]) : await parts.next();
         if (next.done) throw new ModelError(this.model.name, 'the response stream ended without a finish part');
         const part = next.value;
-        if (part.type === 'text-delta') emit({ type: 'text-delta', runId: state.runId, turn, delta: part.delta });
+        if (part.type === 'text-delta') events.emit({ type: 'text-delta', runId: state.runId, turn, delta: part.delta });
         else if (part.type === 'finish') return part.response;
       }
     } finally {
@@ -316,7 +339,7 @@ export class Agent {
   /** The response's calls, arguments complete, with the ids they run under. */
   private emitCalls(state: RunState, calls: readonly ToolCall[]): void {
     for (const call of calls) {
-      state.emit!({
+      state.events!.emit({
         type: 'tool-call',
         runId: state.runId,
         turn: state.turns,
@@ -345,7 +368,7 @@ export class Agent {
     const info = {
       modelName: this.model.name,
       conversationId: state.key.sessionId,
-      stream: state.emit !== undefined && !!this.model.stream,
+      stream: state.events !== undefined && !!this.model.stream,
     };
     return traceModelCall(tracer, this.tracing, info, request, call);
   }

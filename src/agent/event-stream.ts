@@ -9,6 +9,20 @@ export class StreamClosedReason extends Error {
   }
 }
 
+/** Where a run reports its events: the stream its consumer reads (a method, so a streamed run needs no closure for it). */
+export interface RunEvents {
+  emit(event: AgentEvent): void;
+}
+
+/**
+ * Starts the run a stream reports: a plain function and its arguments, kept on the stream (no
+ * closure over them a run).
+ */
+export type StartRun<T, A, B> = (events: RunEvents, cancel: Cancellation, target: T, a: A, b: B) => Promise<unknown>;
+
+type Resolve = (result: IteratorResult<AgentEvent>) => void;
+type Reject = (error: unknown) => void;
+
 /**
  * The events of one run as an async iterator. The run starts on the first `next()` and goes on at
  * its own pace (events queue until read). Leaving early (`return()`, i.e. break or an exception in
@@ -16,10 +30,7 @@ export class StreamClosedReason extends Error {
  * session is well-formed when the loop is left. A run that fails makes the iterator throw its
  * error after the events before it.
  */
-type Resolve = (result: IteratorResult<AgentEvent>) => void;
-type Reject = (error: unknown) => void;
-
-export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
+export class RunEventStream<T = undefined, A = undefined, B = undefined> implements AsyncIterableIterator<AgentEvent>, RunEvents {
   /**
    * Events not yet read, [head, tail); created when the run first gets ahead of its reader. Both
    * lists are reused by index, never truncated (truncating frees the array's storage, so the next
@@ -45,7 +56,10 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
 
   constructor(
     private readonly outer: AbortSignal | undefined,
-    private readonly start: (emit: (event: AgentEvent) => void, cancel: Cancellation) => Promise<unknown>,
+    private readonly start: StartRun<T, A, B>,
+    private readonly target?: T,
+    private readonly a?: A,
+    private readonly b?: B,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -56,7 +70,9 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     if (!this.running && !this.closed) this.begin();
     if (this.head < this.tail) return Promise.resolve({ value: this.take(), done: false });
     if (this.closed || this.settled) return this.end();
-    return new Promise(this.park);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- read by `park` at once, inside `new Promise`
+    parking = this;
+    return new Promise(park);
   }
 
   async return(): Promise<IteratorResult<AgentEvent>> {
@@ -69,51 +85,61 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
-    this.unparkAll((resolve) => resolve(DONE));
+    this.endWaiting();
     return DONE;
   }
 
-  /** The executor of every read that waits (one function per stream, not one per read). */
-  private readonly park = (resolve: Resolve, reject: Reject): void => {
+  /** A read that waits (from `park`, the executor every stream shares). */
+  wait(resolve: Resolve, reject: Reject): void {
     this.waiting[this.waitTail++] = resolve;
     this.waiting[this.waitTail++] = reject;
-  };
+  }
 
-  /** Removes every waiting read and hands each, oldest first, to `settle`. */
-  private unparkAll(settle: (resolve: Resolve, reject: Reject) => void): void {
+  /**
+   * Ends every waiting read, oldest first, as `end` answers reads: the run's error to the first if
+   * it failed, done to the others (a loop, not a callback: no closure when a run ends).
+   */
+  private endWaiting(): void {
     const waiting = this.waiting;
     const from = this.waitHead;
     const to = this.waitTail;
     this.waitHead = this.waitTail = 0;
+    this.closed = true;
     for (let i = from; i < to; i += 2) {
       const resolve = waiting[i] as Resolve;
       const reject = waiting[i + 1] as Reject;
       waiting[i] = waiting[i + 1] = undefined;
-      settle(resolve, reject);
+      if (!this.failed) resolve(DONE);
+      else {
+        this.failed = false;
+        reject(this.error);
+      }
     }
+  }
+
+  /** An event of the run: to the oldest waiting read, or queued. */
+  emit(event: AgentEvent): void {
+    if (this.closed) return;
+    const waiting = this.waiting;
+    const at = this.waitHead;
+    if (at === this.waitTail) {
+      // Two slots: the reader is rarely more than one event behind (the array grows if it is).
+      (this.queue ??= [undefined, undefined])[this.tail++] = event;
+      return;
+    }
+    const resolve = waiting[at] as Resolve;
+    waiting[at] = waiting[at + 1] = undefined;
+    if (at + 2 === this.waitTail) this.waitHead = this.waitTail = 0;
+    else this.waitHead = at + 2;
+    resolve({ value: event, done: false });
   }
 
   private begin(): void {
     // No AbortSignal here: the run's Cancellation creates one only when a tool or the model reads it.
     const cancel = (this.cancel = new Cancellation(this.outer));
-    const emit = (event: AgentEvent) => {
-      if (this.closed) return;
-      const waiting = this.waiting;
-      const at = this.waitHead;
-      if (at === this.waitTail) {
-        // Two slots: the reader is rarely more than one event behind (the array grows if it is).
-        (this.queue ??= [undefined, undefined])[this.tail++] = event;
-        return;
-      }
-      const resolve = waiting[at] as Resolve;
-      waiting[at] = waiting[at + 1] = undefined;
-      if (at + 2 === this.waitTail) this.waitHead = this.waitTail = 0;
-      else this.waitHead = at + 2;
-      resolve({ value: event, done: false });
-    };
     let started: Promise<unknown>;
     try {
-      started = this.start(emit, cancel);
+      started = this.start(this, cancel, this.target!, this.a!, this.b!);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's own (typed) error, passed on unchanged
       started = Promise.reject(error);
@@ -130,14 +156,7 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     this.failed = failed;
     this.error = error;
     // Reads waiting now (the queue is empty): the run's error to the first, done to the others, as `end` gives them.
-    if (this.waitHead !== this.waitTail) {
-      this.unparkAll((resolve, reject) => {
-        this.closed = true;
-        if (!this.failed) return resolve(DONE);
-        this.failed = false;
-        reject(this.error);
-      });
-    }
+    if (this.waitHead !== this.waitTail) this.endWaiting();
   }
 
   /** After the last event: the run's error once, then done. */
@@ -158,6 +177,16 @@ export class RunEventStream implements AsyncIterableIterator<AgentEvent> {
     if (this.head === this.tail) this.head = this.tail = 0;
     return event;
   }
+}
+
+/** The stream whose read waits: set just before `new Promise(park)`, whose executor runs at once. */
+let parking: { wait(resolve: Resolve, reject: Reject): void } | undefined;
+
+/** The executor of every waiting read, of every stream: no closure a stream. */
+function park(resolve: Resolve, reject: Reject): void {
+  const stream = parking!;
+  parking = undefined;
+  stream.wait(resolve, reject);
 }
 
 /** Shared and frozen: a finished read carries nothing of its own. */

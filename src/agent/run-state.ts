@@ -7,7 +7,7 @@ import { checkId } from '../stores/snapshot-rows';
 import type { CancelSource } from '../registry/cancellation';
 import type { SessionStore } from '../stores/store';
 import { ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
-import type { AgentEvent } from './events';
+import type { RunEvents } from './event-stream';
 import type { ModelUsage } from './model';
 import type {
   AgentOptions,
@@ -72,7 +72,7 @@ export interface RunState {
   /** The memory's load, started by the first call to a tool that reads memory. */
   memoryLoad?: Promise<void>;
   /** Where the run's events go when it is streamed (`agent.stream`); unset, a run builds none. */
-  emit?: (event: AgentEvent) => void;
+  events?: RunEvents;
 }
 
 export const NO_APPROVALS: PendingApproval[] = [];

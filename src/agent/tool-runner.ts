@@ -6,7 +6,7 @@ import type { ToolProgress } from '../session/agent-context';
 import type { ToolCall } from '../session/message';
 import type { CatalogSelection } from './catalog';
 import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbortedError, ToolCallFailedError } from './errors';
-import type { AgentEvent } from './events';
+import type { RunEvents } from './event-stream';
 import type { HookSet } from './hooks';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
@@ -98,7 +98,7 @@ export class ToolRunner {
     for (const outcome of outcomes) {
       const fail = this.settle(state, outcome);
       failure ??= fail;
-      state.emit?.({ type: 'tool-result', runId: state.runId, turn: state.turns, record: state.records[state.records.length - 1] });
+      state.events?.emit({ type: 'tool-result', runId: state.runId, turn: state.turns, record: state.records[state.records.length - 1] });
     }
     if (this.hooks.onError.length > 0) {
       for (const o of outcomes) {
@@ -224,7 +224,7 @@ export class ToolRunner {
         signal: state.signal instanceof Cancellation ? undefined : state.signal,
         [RUN_CANCELLATION]: state.signal instanceof Cancellation ? state.signal : undefined,
         timeoutMs: plan?.timeoutMs,
-        onProgress: state.emit && progressTo(state.emit, state.runId, call),
+        onProgress: state.events && progressTo(state.events, state.runId, call),
       });
       for (const hook of this.hooks.after) {
         const replaced = await hook({ ...this.hooks.event(state, call, args, approval), result, durationMs: performance.now() - started });
@@ -301,8 +301,8 @@ export function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): To
 }
 
 /** A tool's `context.reportProgress`, as stream events. */
-function progressTo(emit: (event: AgentEvent) => void, runId: string, call: ToolCall): (progress: ToolProgress) => void {
-  return (progress) => emit({ type: 'tool-progress', runId, toolCallId: call.id, name: call.name, ...progress });
+function progressTo(events: RunEvents, runId: string, call: ToolCall): (progress: ToolProgress) => void {
+  return (progress) => events.emit({ type: 'tool-progress', runId, toolCallId: call.id, name: call.name, ...progress });
 }
 
 /** Runs `fn(i)` for i in [from, to) with at most `limit` in flight. */

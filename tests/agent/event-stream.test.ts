@@ -30,10 +30,10 @@ describe('RunEventStream hand-off', () => {
         async (bursts, fails, readBatches) => {
           const failure = new Error('run failed');
           const total = bursts.reduce((n, b) => n + b.events, 0);
-          const stream = new RunEventStream(undefined, async (emit) => {
+          const stream = new RunEventStream(undefined, async (events) => {
             let n = 0;
             for (const b of bursts) {
-              for (let i = 0; i < b.events; i++) emit(event(++n));
+              for (let i = 0; i < b.events; i++) events.emit(event(++n));
               await (b.pause === 'micro' ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve)));
             }
             if (fails) throw failure;
@@ -58,8 +58,8 @@ describe('RunEventStream hand-off', () => {
   it('return() while reads wait: the run is cancelled, waits for it, and every waiting read ends done', async () => {
     let seen: unknown;
     let settled = false;
-    const stream = new RunEventStream(undefined, async (emit, cancel) => {
-      emit(event(1));
+    const stream = new RunEventStream(undefined, async (events, cancel) => {
+      events.emit(event(1));
       await new Promise<void>((resolve) => cancel.onAbort(resolve));
       seen = cancel.reason;
       await new Promise((resolve) => setImmediate(resolve)); // the save
@@ -75,5 +75,26 @@ describe('RunEventStream hand-off', () => {
       { value: undefined, done: true },
     ]);
     await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+  });
+
+  it('streams read at once, interleaved: each read waits on its own stream and gets only its events (one shared executor)', async () => {
+    // Each run emits its own turn numbers a microtask apart; the reads of all streams wait at the same time.
+    const streams = [100, 200, 300].map(
+      (base) =>
+        new RunEventStream(undefined, async (events) => {
+          for (let i = 1; i <= 3; i++) {
+            await Promise.resolve();
+            events.emit(event(base + i));
+          }
+        }),
+    );
+    const rounds: Outcome[][] = [];
+    for (let k = 0; k < 4; k++) rounds.push(await Promise.all(streams.map((stream) => settle(stream.next()))));
+    expect(rounds).toEqual([
+      [{ value: 101 }, { value: 201 }, { value: 301 }],
+      [{ value: 102 }, { value: 202 }, { value: 302 }],
+      [{ value: 103 }, { value: 203 }, { value: 303 }],
+      [{ done: true }, { done: true }, { done: true }],
+    ]);
   });
 });
