@@ -651,6 +651,7 @@ function compileInput(name: string, plan: ClassPlan, validation: ClassValidation
   const fail = (list: FieldErrorList): ToolInputError => inputError(name, list);
   // A closed tree: the validator counts the keys it accepts, and on a valid call that count stands in for the key walk.
   const keyCount = plan.freeForm ? undefined : validation.keyCount;
+  const textFloor = plan.freeForm ? undefined : validation.textFloor;
   const parse: Entry['parse'] = (raw) => {
     const text = keyCount !== undefined && typeof raw === 'string';
     const value = parseArguments(name, raw, limits, plan.freeForm, !text);
@@ -660,7 +661,7 @@ function compileInput(name: string, plan: ClassPlan, validation: ClassValidation
       const all = withResidual(validation.report(value), residual, () => hydrate(value));
       return all instanceof Promise ? all.then(fail) : fail(all);
     }
-    if (text) checkKeys(name, raw, value, keyCount());
+    if (text) checkKeys(name, raw, value, keyCount(), textFloor?.());
     const instance = hydrate(value);
     if (!residual) return instance;
     // Constraints Ajv could not take over (custom, async, @ValidateIf, transformed): class-validator runs them on the instance.

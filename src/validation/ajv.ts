@@ -25,6 +25,12 @@ export interface ClassValidation {
    * accepted them (never more than there are). Absent when the schema cannot count them all.
    */
   keyCount?: () => number;
+  /**
+   * After `valid` accepted a value (with `keyCount`, closed classes): a JSON text of it shorter than
+   * this repeats no key. The fewest characters any text of the value takes, as the validator summed
+   * them (never more), plus the fewest a repeated member adds (`,"k":0`, k the shortest declared key).
+   */
+  textFloor?: () => number;
 }
 
 const AJV_OPTIONS = {
@@ -58,6 +64,16 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     };
     ajv.addKeyword({ keyword: 'x-tw-check', schemaType: 'array', errors: true, validate });
   }
+  for (const ajv of [fast, full]) {
+    ajv.addKeyword({
+      keyword: 'x-tw-nullable',
+      schemaType: 'object',
+      code(cxt: KeywordCxt) {
+        // Null passes, anything else must match the subschema: Ajv's `if: { type: 'null' }` would build an error object per call.
+        cxt.gen.if(_`${cxt.data} !== null`, () => void cxt.subschema({ keyword: 'x-tw-nullable' }, cxt.gen.name('valid')));
+      },
+    });
+  }
   fast.addKeyword({ keyword: 'x-tw-items', schemaType: 'object', macro: (items: JsonSchema) => ({ items }) });
   full.addKeyword({
     keyword: 'x-tw-items',
@@ -76,16 +92,20 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     schemaType: 'boolean',
     code(cxt: KeywordCxt) {
       // Each declared property the object holds (a closed class: it holds no other); own-only for
-      // names Object.prototype also has. JSON has no undefined values.
+      // names Object.prototype also has. JSON has no undefined values. `len`: the fewest characters
+      // the object's text takes, `{}` and each member `"key":value,` (nested objects add their own).
       const { gen, data, parentSchema } = cxt;
+      const shortest = gen.scopeValue('keyword', { ref: shortestText });
       let sum = _`0`;
+      let len = _`1`;
       for (const key of Object.keys((parentSchema as JsonSchema).properties ?? {})) {
-        sum =
-          key in Object.prototype
-            ? _`${sum} + Object.prototype.hasOwnProperty.call(${data}, ${key})`
-            : _`${sum} + (${data}[${key}] !== undefined)`;
+        const has = key in Object.prototype ? _`Object.prototype.hasOwnProperty.call(${data}, ${key})` : _`(${data}[${key}] !== undefined)`;
+        sum = _`${sum} + ${has}`;
+        len = _`${len} + (${has} ? ${key.length + 4} + ${shortest}(${data}[${key}]) : 0)`;
       }
-      gen.code(_`${gen.scopeValue('keyword', { ref: tally })}.keys += ${sum}`);
+      const counts = gen.scopeValue('keyword', { ref: tally });
+      gen.code(_`${counts}.keys += ${sum}`);
+      gen.code(_`${counts}.len += ${len}`);
     },
   });
   // The all-errors pass answers an object with 200,000 extra keys with 20 errors and a count, not 200,000 error objects.
@@ -111,11 +131,13 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
   return (schema) => {
     const compiled = fast.compile(schema);
     const counts = countsEveryKey(schema, true);
+    const repeated = 5 + shortestKey(schema); // `,"k":0`
     let all: ValidateFunction | undefined;
     return {
       valid: counts
         ? (value) => {
             tally.keys = 0;
+            tally.len = 0;
             return compiled(value);
           }
         : compiled,
@@ -124,6 +146,7 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
         return all(value) ? { errors: [], omitted: 0 } : toFieldErrors(all.errors, table);
       },
       keyCount: counts ? () => tally.keys : undefined,
+      textFloor: counts ? () => tally.len + repeated : undefined,
     };
   };
 }
@@ -265,14 +288,52 @@ function standalone(ajv: Ajv, schema: JsonSchema): ValidateFunction {
 }
 
 /**
- * `n`: how many times `x-tw-count` ran; `keys`: what `x-tw-keys` counted (validation is synchronous:
- * read them before and after one call).
+ * `n`: how many times `x-tw-count` ran; `keys`, `len`: what `x-tw-keys` counted (validation is
+ * synchronous: read them before and after one call).
  */
-const tally = { n: 0, keys: 0 };
+const tally = { n: 0, keys: 0, len: 0 };
+
+/**
+ * The fewest characters a JSON text of `value` takes, for what `x-tw-keys` does not count itself
+ * (an object: 0, its own `x-tw-keys` counts it). Escapes and whitespace only add characters; a
+ * number takes a digit, two past 9, three with a fraction or a negative exponent, one more if negative.
+ */
+function shortestText(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return (value < 0 ? 1 : 0) + (Number.isInteger(value) ? (value > -10 && value < 10 ? 1 : 2) : 3);
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'object': {
+      if (value === null) return 4;
+      if (!Array.isArray(value)) return 0;
+      let n = 1; // `[]`, and a comma after every item but the last
+      for (const item of value) n += 1 + shortestText(item);
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** The shortest property name declared anywhere in a schema. */
+function shortestKey(schema: unknown): number {
+  let min = Infinity;
+  if (schema === null || typeof schema !== 'object') return min;
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'properties' && value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) min = Math.min(min, key.length);
+    }
+    min = Math.min(min, shortestKey(value));
+  }
+  return min;
+}
 
 /**
  * Whether `x-tw-keys` counts each object of a valid value once: it appears only where the validator
- * goes once per object (through `properties`, `items` and the `else` of an optional property),
+ * goes once per object (through `properties`, `items` and `x-tw-nullable` around an optional property),
  * never under a branch Ajv may try and drop (`anyOf`, `not`…) nor behind a `$ref`, and no property
  * is named like a prototype-polluting key (those the key walk must see).
  */
@@ -284,7 +345,7 @@ function countsEveryKey(schema: unknown, once: boolean): boolean {
     if (keyword === 'properties' && value !== null && typeof value === 'object') {
       if (Object.keys(value).some((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')) return false;
       if (!Object.values(value).every((s) => countsEveryKey(s, once))) return false;
-    } else if (keyword === 'items' || keyword === 'x-tw-items' || keyword === 'else') {
+    } else if (keyword === 'items' || keyword === 'x-tw-items' || keyword === 'else' || keyword === 'x-tw-nullable') {
       if (!countsEveryKey(value, once)) return false;
     } else if (value !== null && typeof value === 'object' && !countsEveryKey(value, false)) {
       return false;

@@ -66,9 +66,11 @@ export function parseArguments(
  * in one object of the JSON text `raw` parsed into `value`: two readers (an approver, the tool) may
  * see two values. `counted`: keys a validator counted on `value` while accepting it, never more than
  * it holds, and none of them prototype-polluting: as many as the text's colons proves both rules hold.
+ * `floor` (a closed class's validator, see ClassValidation.textFloor): a text shorter than it repeats
+ * no key, and a closed class holds no prototype-polluting one; no character of the text is read then.
  */
-export function checkKeys(toolName: string, raw: string, value: object, counted?: number): void {
-  if (counted !== undefined && countColons(raw) === counted) return;
+export function checkKeys(toolName: string, raw: string, value: object, counted?: number, floor?: number): void {
+  if (counted !== undefined && ((floor !== undefined && raw.length < floor) || countColons(raw) === counted)) return;
   // One walk over the parsed keys refuses prototype-polluting keys (escaped spellings included: the
   // keys are decoded) and counts them for the duplicate-key check.
   const keys = countKeys(value);
