@@ -1,5 +1,8 @@
 import Ajv, { _, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
+import { useFunc } from 'ajv/dist/compile/util';
+import ucs2length from 'ajv/dist/runtime/ucs2length';
+import limitLength from 'ajv/dist/vocabularies/validation/limitLength';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
@@ -75,6 +78,22 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     });
   }
   fast.addKeyword({ keyword: 'x-tw-items', schemaType: 'object', macro: (items: JsonSchema) => ({ items }) });
+  // Ajv counts a string's code points (as class-validator does) on every call, a walk over the whole
+  // string; a string of 2n UTF-16 units or more has n code points or more, one of n units at most n.
+  fast.removeKeyword('minLength');
+  fast.removeKeyword('maxLength');
+  fast.addKeyword({
+    ...limitLength,
+    code(cxt: KeywordCxt) {
+      const { keyword, data, schemaCode } = cxt;
+      const count = useFunc(cxt.gen, ucs2length);
+      cxt.fail$data(
+        keyword === 'minLength'
+          ? _`${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode}`
+          : _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`,
+      );
+    },
+  });
   full.addKeyword({
     keyword: 'x-tw-items',
     schemaType: 'object',
@@ -101,7 +120,9 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
       for (const key of Object.keys((parentSchema as JsonSchema).properties ?? {})) {
         const has = key in Object.prototype ? _`Object.prototype.hasOwnProperty.call(${data}, ${key})` : _`(${data}[${key}] !== undefined)`;
         sum = _`${sum} + ${has}`;
-        len = _`${len} + (${has} ? ${key.length + 4} + ${shortest}(${data}[${key}]) : 0)`;
+        // Strings, the common case, inline.
+        const value = _`${data}[${key}]`;
+        len = _`${len} + (typeof ${value} === "string" ? ${key.length + 6} + ${value}.length : ${has} ? ${key.length + 4} + ${shortest}(${value}) : 0)`;
       }
       const counts = gen.scopeValue('keyword', { ref: tally });
       gen.code(_`${counts}.keys += ${sum}`);
