@@ -5,6 +5,7 @@ import ucs2length from 'ajv/dist/runtime/ucs2length';
 import limitLength from 'ajv/dist/vocabularies/validation/limitLength';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
+import { scalarText } from './arguments';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
 import type { JsonSchema } from '../schema/json-schema';
 
@@ -80,20 +81,22 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
   fast.addKeyword({ keyword: 'x-tw-items', schemaType: 'object', macro: (items: JsonSchema) => ({ items }) });
   // Ajv counts a string's code points (as class-validator does) on every call, a walk over the whole
   // string; a string of 2n UTF-16 units or more has n code points or more, one of n units at most n.
-  fast.removeKeyword('minLength');
-  fast.removeKeyword('maxLength');
-  fast.addKeyword({
-    ...limitLength,
-    code(cxt: KeywordCxt) {
-      const { keyword, data, schemaCode } = cxt;
-      const count = useFunc(cxt.gen, ucs2length);
-      cxt.fail$data(
-        keyword === 'minLength'
-          ? _`${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode}`
-          : _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`,
-      );
-    },
-  });
+  for (const ajv of [fast, full]) {
+    ajv.removeKeyword('minLength');
+    ajv.removeKeyword('maxLength');
+    ajv.addKeyword({
+      ...limitLength,
+      code(cxt: KeywordCxt) {
+        const { keyword, data, schemaCode } = cxt;
+        const count = useFunc(cxt.gen, ucs2length);
+        cxt.fail$data(
+          keyword === 'minLength'
+            ? _`${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode}`
+            : _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`,
+        );
+      },
+    });
+  }
   full.addKeyword({
     keyword: 'x-tw-items',
     schemaType: 'object',
@@ -315,28 +318,14 @@ function standalone(ajv: Ajv, schema: JsonSchema): ValidateFunction {
 const tally = { n: 0, keys: 0, len: 0 };
 
 /**
- * The fewest characters a JSON text of `value` takes, for what `x-tw-keys` does not count itself
- * (an object: 0, its own `x-tw-keys` counts it). Escapes and whitespace only add characters; a
- * number takes a digit, two past 9, three with a fraction or a negative exponent, one more if negative.
+ * The fewest characters a JSON text of `value` takes (see scalarText), for what `x-tw-keys` does
+ * not count itself: an object is 0, its own `x-tw-keys` counts it.
  */
 function shortestText(value: unknown): number {
-  switch (typeof value) {
-    case 'string':
-      return value.length + 2;
-    case 'number':
-      return (value < 0 ? 1 : 0) + (Number.isInteger(value) ? (value > -10 && value < 10 ? 1 : 2) : 3);
-    case 'boolean':
-      return value ? 4 : 5;
-    case 'object': {
-      if (value === null) return 4;
-      if (!Array.isArray(value)) return 0;
-      let n = 1; // `[]`, and a comma after every item but the last
-      for (const item of value) n += 1 + shortestText(item);
-      return n;
-    }
-    default:
-      return 0;
-  }
+  if (!Array.isArray(value)) return scalarText(value);
+  let n = 1; // `[]`, and a comma after every item but the last
+  for (const item of value) n += 1 + shortestText(item);
+  return n;
 }
 
 /** The shortest property name declared anywhere in a schema. */

@@ -72,11 +72,13 @@ export function parseArguments(
 export function checkKeys(toolName: string, raw: string, value: object, counted?: number, floor?: number): void {
   if (counted !== undefined && ((floor !== undefined && raw.length < floor) || countColons(raw) === counted)) return;
   // One walk over the parsed keys refuses prototype-polluting keys (escaped spellings included: the
-  // keys are decoded) and counts them for the duplicate-key check.
+  // keys are decoded) and counts them, and the fewest characters their text takes, for the duplicate-key check.
+  walked = 0;
   const keys = countKeys(value);
   if (keys === POLLUTING) throw forbiddenKey(toolName);
   if (Number.isNaN(keys)) secureParse(toolName, raw); // deeper than the walk goes: secure-json-parse decides
-  if (countColons(raw) !== keys) {
+  // A repeated member adds `,"":0` at least: a shorter text repeats no key (the colons are not read).
+  if (raw.length >= walked + 5 && countColons(raw) !== keys) {
     const duplicate = findDuplicateKey(raw);
     if (duplicate) {
       throw new ToolInputError('INVALID_JSON', toolName, [
@@ -100,13 +102,39 @@ function countColons(text: string): number {
 /** What countKeys answers for a `__proto__` key, or a `constructor` key holding a `prototype`. */
 const POLLUTING = -1;
 
+/** The fewest characters the text of what countKeys walked takes (JSON-parsed values only; never more). */
+let walked = 0;
+
+/**
+ * The fewest characters a JSON text of a string, number, boolean or null takes: escapes and
+ * whitespace only add some; a number takes a digit, two past 9, three with a fraction or a
+ * negative exponent, one more if negative. Objects and arrays: 0 (their walkers count them).
+ */
+export function scalarText(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return (value < 0 ? 1 : 0) + (Number.isInteger(value) ? (value > -10 && value < 10 ? 1 : 2) : 3);
+    case 'boolean':
+      return value ? 4 : 5;
+    default:
+      return value === null ? 4 : 0;
+  }
+}
+
 /** Keys of a parsed value, all levels; POLLUTING for a prototype-polluting key; NaN past 64 levels (the iterative scan decides then). */
 function countKeys(value: object, depth = 0): number {
   if (depth > 64) return NaN;
   let n = 0;
+  walked += 1; // `{}` or `[]`, and a comma after every member or item but the last
   if (Array.isArray(value)) {
     for (const item of value) {
-      if (item === null || typeof item !== 'object') continue;
+      walked += 1;
+      if (item === null || typeof item !== 'object') {
+        walked += scalarText(item);
+        continue;
+      }
       const inner = countKeys(item as object, depth + 1);
       if (inner === POLLUTING) return POLLUTING;
       n += inner;
@@ -116,8 +144,10 @@ function countKeys(value: object, depth = 0): number {
   for (const key in value) {
     n++;
     const child = (value as Record<string, unknown>)[key];
+    walked += key.length + 4; // `"key":` and the comma
     if (child === null || typeof child !== 'object') {
       if (key === '__proto__') return POLLUTING;
+      walked += scalarText(child);
       continue;
     }
     if (key === '__proto__' || (key === 'constructor' && Object.prototype.hasOwnProperty.call(child, 'prototype'))) return POLLUTING;

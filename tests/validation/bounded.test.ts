@@ -309,11 +309,12 @@ class CompactTool {
   }
 }
 
-test('a closed class whose text is near its shortest spelling: a repeated key is refused whatever the spelling', async () => {
-  // The validator's text floor (the fewest characters the accepted value can be written in, plus one
-  // shortest repeated member) stands in for the colon count: texts with one-letter keys, one-digit
+test('texts near their shortest spelling: a repeated key is refused whatever the spelling', async () => {
+  // A text shorter than the fewest characters its value can be written in, plus one shortest repeated
+  // member, repeats no key: summed by a closed class's validator on a valid call, by the key walk
+  // otherwise (an empty key, undeclared, sends the call there). Texts with one-letter keys, one-digit
   // values, escapes, whitespace and other number spellings probe it from both sides. The generator
-  // knows which objects repeat a key: that is the oracle.
+  // knows which objects repeat a key: that is the oracle, for the class and for a hand-written schema.
   const compact = ToolRegistry.build({ tools: [CompactTool] });
   // Mostly the shortest spelling (where a repeated member is hardest to tell from the floor), now and then a longer one.
   const often = <T>(tight: fc.Arbitrary<T>, loose: fc.Arbitrary<T>) =>
@@ -341,7 +342,8 @@ test('a closed class whose text is near its shortest spelling: a repeated key is
       .map((list) => ({ text: `[${list.map((i) => i.text).join(',')}]`, repeats: list.some((i) => i.repeats) }));
   const plain = (value: fc.Arbitrary<string>) => value.map((text) => ({ text, repeats: false }));
   const member = fc.oneof(
-    { weight: 3, arbitrary: fc.tuple(key('a'), plain(num)) }, // `,"a":1`: the shortest repeated member there is
+    { weight: 3, arbitrary: fc.tuple(key('a'), plain(num)) }, // `,"a":1`: the shortest repeated member a valid call has
+    fc.tuple(fc.constant('""'), plain(num)), // `,"":1`: the shortest there is
     fc.tuple(key('bc'), plain(str)),
     fc.tuple(key('f'), plain(fc.constantFrom('true', 'false', 'null'))),
     fc.tuple(key('ns'), array(plain(num))),
@@ -360,6 +362,11 @@ test('a closed class whose text is near its shortest spelling: a repeated key is
       );
       const refused = outcome instanceof ToolInputError && outcome.errors[0]?.constraint === 'uniqueKeys';
       expect(refused).toBe(repeats);
+      const hand = await registry.call('hand', text).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
+      expect(hand?.errors[0]?.constraint === 'uniqueKeys').toBe(repeats);
       // The tool gets what was sent (an optional property sent as null is left out; -0 is written as 0).
       const sent: unknown = JSON.parse(text, (_, v: unknown) => (v === null ? undefined : Object.is(v, -0) ? 0 : v));
       if (!(outcome instanceof ToolInputError)) expect(outcome).toEqual(sent);
