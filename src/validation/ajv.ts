@@ -5,7 +5,7 @@ import ucs2length from 'ajv/dist/runtime/ucs2length';
 import limitLength from 'ajv/dist/vocabularies/validation/limitLength';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
-import { scalarText } from './arguments';
+import { enumerated, scalarText } from './arguments';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
 import type { JsonSchema } from '../schema/json-schema';
 
@@ -264,7 +264,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
     const names = spec.names && use(spec.names).count;
     const additional = typeof spec.additional === 'object' ? use(spec.additional).count : undefined;
     const record = data as Record<string, unknown>;
-    for (const key in record) {
+    const visit = (key: string) => {
       if (names && !names(key)) {
         fail(key, spec.names, key, { keyword: 'propertyNames', params: { propertyName: key }, message: 'property name must be valid' });
       }
@@ -274,7 +274,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
         matched = true;
         if (schema && !use(schema).count(record[key])) fail(key, schema, record[key]);
       }
-      if (matched || !checksAdditional || (key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key))) continue;
+      if (matched || !checksAdditional || (key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key))) return;
       if (additional === undefined) {
         fail(key, undefined, undefined, {
           keyword: 'additionalProperties',
@@ -284,7 +284,11 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
       } else if (!additional(record[key])) {
         fail(key, spec.additional as Lazy, record[key]);
       }
-    }
+    };
+    // An object of many keys the key walk listed already: listing them again costs what parsing them did.
+    const keys = enumerated.get(record);
+    if (keys !== undefined) for (const key of keys) visit(key);
+    else for (const key in record) visit(key);
     if (failing === 0) return true;
     if (failing > MAX_FIELD_ERRORS) {
       errors.push({ keyword: 'x-tw-omitted', params: { count: failing - MAX_FIELD_ERRORS }, instancePath: at, message: '' });

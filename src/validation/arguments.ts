@@ -74,7 +74,7 @@ export function checkKeys(toolName: string, raw: string, value: object, counted?
   // One walk over the parsed keys refuses prototype-polluting keys (escaped spellings included: the
   // keys are decoded) and counts them, and the fewest characters their text takes, for the duplicate-key check.
   walked = 0;
-  const keys = countKeys(value);
+  const keys = countKeys(value, 0, raw.length > LARGE_TEXT);
   if (keys === POLLUTING) throw forbiddenKey(toolName);
   if (Number.isNaN(keys)) secureParse(toolName, raw); // deeper than the walk goes: secure-json-parse decides
   // A repeated member adds `,"":0` at least: a shorter text repeats no key (the colons are not read).
@@ -105,6 +105,16 @@ const POLLUTING = -1;
 /** The fewest characters the text of what countKeys walked takes (JSON-parsed values only; never more). */
 let walked = 0;
 
+/** Arguments this long may hold objects of many keys (see `enumerated`). */
+export const LARGE_TEXT = 100_000;
+
+/**
+ * The keys of each object of more than 1,000 keys the key walk met, for the all-errors report to
+ * reuse: V8 lists the keys of such an object (a dictionary) by collecting and sorting them all, about
+ * as slow per key as JSON.parse reading them, however early the loop stops.
+ */
+export const enumerated = new WeakMap<object, readonly string[]>();
+
 /**
  * The fewest characters a JSON text of a string, number, boolean or null takes: escapes and
  * whitespace only add some; a number takes a digit, two past 9, three with a fraction or a
@@ -123,8 +133,11 @@ export function scalarText(value: unknown): number {
   }
 }
 
-/** Keys of a parsed value, all levels; POLLUTING for a prototype-polluting key; NaN past 64 levels (the iterative scan decides then). */
-function countKeys(value: object, depth = 0): number {
+/**
+ * Keys of a parsed value, all levels; POLLUTING for a prototype-polluting key; NaN past 64 levels (the
+ * iterative scan decides then). `large`: list the keys of each object once and keep long lists in `enumerated`.
+ */
+function countKeys(value: object, depth: number, large: boolean): number {
   if (depth > 64) return NaN;
   let n = 0;
   walked += 1; // `{}` or `[]`, and a comma after every member or item but the last
@@ -135,27 +148,41 @@ function countKeys(value: object, depth = 0): number {
         walked += scalarText(item);
         continue;
       }
-      const inner = countKeys(item as object, depth + 1);
+      const inner = countKeys(item as object, depth + 1, large);
       if (inner === POLLUTING) return POLLUTING;
       n += inner;
     }
     return n;
   }
-  for (const key in value) {
-    n++;
-    const child = (value as Record<string, unknown>)[key];
-    walked += key.length + 4; // `"key":` and the comma
-    if (child === null || typeof child !== 'object') {
-      if (key === '__proto__') return POLLUTING;
-      walked += scalarText(child);
-      continue;
-    }
-    if (key === '__proto__' || (key === 'constructor' && Object.prototype.hasOwnProperty.call(child, 'prototype'))) return POLLUTING;
-    const inner = countKeys(child, depth + 1);
+  const keys = large ? Object.keys(value) : undefined;
+  if (keys !== undefined && keys.length > 1000) enumerated.set(value, keys);
+  for (const key of keys ?? []) {
+    const inner = countMember(value as Record<string, unknown>, key, depth, large);
     if (inner === POLLUTING) return POLLUTING;
     n += inner;
   }
+  if (keys === undefined) {
+    for (const key in value) {
+      const inner = countMember(value as Record<string, unknown>, key, depth, large);
+      if (inner === POLLUTING) return POLLUTING;
+      n += inner;
+    }
+  }
   return n;
+}
+
+/** One member for countKeys: 1 and the keys below it, or POLLUTING. */
+function countMember(value: Record<string, unknown>, key: string, depth: number, large: boolean): number {
+  const child = value[key];
+  walked += key.length + 4; // `"key":` and the comma
+  if (child === null || typeof child !== 'object') {
+    if (key === '__proto__') return POLLUTING;
+    walked += scalarText(child);
+    return 1;
+  }
+  if (key === '__proto__' || (key === 'constructor' && Object.prototype.hasOwnProperty.call(child, 'prototype'))) return POLLUTING;
+  const inner = countKeys(child, depth + 1, large);
+  return inner === POLLUTING ? POLLUTING : 1 + inner;
 }
 
 /** secure-json-parse over the whole text, for values nested deeper than countKeys walks. */

@@ -288,6 +288,25 @@ test('a closed input class, whose validator counts the keys it accepts: refused 
   );
 });
 
+test('arguments past 100,000 characters (keys walked first, then the all-errors report decides): answered as short ones are', async () => {
+  const ids = Array.from({ length: 60_000 }, (_, i) => i % 10);
+  const big = JSON.stringify({ amount: 1, ids });
+  expect(big.length).toBeGreaterThan(100_000);
+  const refusal = (tool: string, args: string) =>
+    registry.call(tool, args).then(
+      () => undefined,
+      (e: unknown) => (e as ToolInputError).errors[0],
+    );
+  await expect(registry.call('order', big)).resolves.toBe('{"amount":1}');
+  await expect(registry.call('hand', big)).resolves.toBe('{}');
+  for (const tool of ['order', 'hand']) {
+    await expect(refusal(tool, big.replace('}', ',"amount":2}'))).resolves.toMatchObject({ constraint: 'uniqueKeys', path: '' });
+    await expect(refusal(tool, big.replace('}', ',"__proto__":{"x":1}}'))).resolves.toMatchObject({ constraint: 'forbiddenKey' });
+    await expect(refusal(tool, JSON.stringify({ amount: 1, ids: [...ids, 'x'] }))).resolves.toMatchObject({ path: 'ids[60000]' });
+  }
+  await expect(refusal('order', JSON.stringify({ amount: 'a', ids }))).resolves.toMatchObject({ path: 'amount', constraint: 'isNumber' });
+});
+
 class Spot {
   @Param() @IsOptional() @IsInt() x?: number;
   @Param() @IsOptional() @IsString() yy?: string;
