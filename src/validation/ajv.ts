@@ -245,11 +245,13 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
   const checksAdditional = spec.additional !== undefined && spec.additional !== true;
   // A closed object (no pattern, no name rule): a key is wrong exactly when it is not declared.
   const closedOnly = !spec.names && spec.patterns.length === 0 && typeof spec.additional !== 'object';
+  const declared = (key: string) => key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key);
   const validate: DataValidateFunction = (data, cxt) => {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) return true;
     if (closedOnly && !checksAdditional) return true;
-    const listed = enumerated.get(data);
-    if (closedOnly && allDeclared(data, listed, known)) return true; // the usual answer, with nothing built (Ajv reads `errors` only after a false)
+    // Listed once: an object of many keys the key walk listed already (listing them again costs what parsing them did).
+    const keys = enumerated.get(data) ?? Object.keys(data);
+    if (closedOnly && keys.every(declared)) return true; // the usual answer (Ajv reads `errors` only after a false)
     validate.errors = [];
     const at = cxt?.instancePath ?? '';
     const errors: Partial<ErrorObject>[] = [];
@@ -268,7 +270,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
     const names = spec.names && use(spec.names).count;
     const additional = typeof spec.additional === 'object' ? use(spec.additional).count : undefined;
     const record = data as Record<string, unknown>;
-    const visit = (key: string) => {
+    for (const key of keys) {
       if (names && !names(key)) {
         fail(key, spec.names, key, { keyword: 'propertyNames', params: { propertyName: key }, message: 'property name must be valid' });
       }
@@ -278,7 +280,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
         matched = true;
         if (schema && !use(schema).count(record[key])) fail(key, schema, record[key]);
       }
-      if (matched || !checksAdditional || (key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key))) return;
+      if (matched || !checksAdditional || declared(key)) continue;
       if (additional === undefined) {
         fail(key, undefined, undefined, {
           keyword: 'additionalProperties',
@@ -288,10 +290,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
       } else if (!additional(record[key])) {
         fail(key, spec.additional as Lazy, record[key]);
       }
-    };
-    // An object of many keys the key walk listed already: listing them again costs what parsing them did.
-    if (listed !== undefined) for (const key of listed) visit(key);
-    else for (const key in record) visit(key);
+    }
     if (failing === 0) return true;
     if (failing > MAX_FIELD_ERRORS) {
       errors.push({ keyword: 'x-tw-omitted', params: { count: failing - MAX_FIELD_ERRORS }, instancePath: at, message: '' });
@@ -300,14 +299,6 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
     return false;
   };
   return validate;
-}
-
-/** Whether every key of `data` (listed already, or not) is a declared one. */
-function allDeclared(data: object, listed: readonly string[] | undefined, known: Record<string, unknown>): boolean {
-  const declared = (key: string) => key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key);
-  if (listed !== undefined) return listed.every(declared);
-  for (const key in data) if (!declared(key)) return false;
-  return true;
 }
 
 /** `patternProperties` as Ajv compiles them (its `u` flag follows `unicodeRegExp`). */
