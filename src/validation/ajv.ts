@@ -249,9 +249,10 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
   const validate: DataValidateFunction = (data, cxt) => {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) return true;
     if (closedOnly && !checksAdditional) return true;
-    // Listed once: an object of many keys the key walk listed already (listing them again costs what parsing them did).
-    const keys = enumerated.get(data) ?? Object.keys(data);
-    if (closedOnly && keys.every(declared)) return true; // the usual answer (Ajv reads `errors` only after a false)
+    // An object of many keys the key walk listed already: listing them again costs what parsing them did.
+    const listed = enumerated.get(data);
+    if (closedOnly && allDeclared(data, listed, declared)) return true; // the usual answer (Ajv reads `errors` only after a false)
+    const keys = listed ?? Object.keys(data);
     validate.errors = [];
     const at = cxt?.instancePath ?? '';
     const errors: Partial<ErrorObject>[] = [];
@@ -299,6 +300,13 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
     return false;
   };
   return validate;
+}
+
+/** Whether every key of `data` (listed already, or not) is a declared one; nothing is allocated for a small object. */
+function allDeclared(data: object, listed: readonly string[] | undefined, declared: (key: string) => boolean): boolean {
+  if (listed !== undefined) return listed.every(declared);
+  for (const key in data) if (!declared(key)) return false;
+  return true;
 }
 
 /** `patternProperties` as Ajv compiles them (its `u` flag follows `unicodeRegExp`). */

@@ -263,7 +263,9 @@ function checkObject(toolName: string, root: object, limits: ArgumentLimits): vo
   while (stack.length) {
     const [node, depth] = stack.pop()!;
     if (depth > limits.maxDepth) throw tooDeep(toolName, limits);
-    for (const key of Object.keys(node as object)) {
+    const keys = Object.keys(node as object);
+    if (keys.length > 1000 && !Array.isArray(node)) enumerated.set(node as object, keys); // for the all-errors report
+    for (const key of keys) {
       if (FORBIDDEN.includes(key) && !Array.isArray(node)) throw forbiddenKey(toolName);
       const child = (node as Record<string, unknown>)[key];
       if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
