@@ -19,7 +19,7 @@ import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from
 import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
 import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
-import { checkKeys, parseArguments, DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';
+import { checkKeys, parseArguments, DEFAULT_LIMITS, LARGE_TEXT, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import type { TracingOptions } from '../tracing/options';
@@ -547,6 +547,11 @@ function buildEntry(
     const name = definition.name;
     parse = (raw) => {
       const value = parseArguments(name, raw, limits);
+      if (typeof raw === 'string' && raw.length > LARGE_TEXT) {
+        // The report decides (empty only if `valid` agrees), reusing the key walk's lists of large objects.
+        const list = validation.report(value);
+        return list.errors.length === 0 ? value : inputError(name, list);
+      }
       return validation.valid(value) ? value : inputError(name, validation.report(value));
     };
   } else {
@@ -651,16 +656,27 @@ function compileInput(name: string, plan: ClassPlan, validation: ClassValidation
   const fail = (list: FieldErrorList): ToolInputError => inputError(name, list);
   // A closed tree: the validator counts the keys it accepts, and on a valid call that count stands in for the key walk.
   const keyCount = plan.freeForm ? undefined : validation.keyCount;
+  const textFloor = plan.freeForm ? undefined : validation.textFloor;
   const parse: Entry['parse'] = (raw) => {
-    const text = keyCount !== undefined && typeof raw === 'string';
-    const value = parseArguments(name, raw, limits, plan.freeForm, !text);
-    if (!validation.valid(value)) {
-      if (text) checkKeys(name, raw, value); // forbidden and repeated keys are answered before the validation errors
-      if (!residual) return fail(validation.report(value));
-      const all = withResidual(validation.report(value), residual, () => hydrate(value));
+    const large = typeof raw === 'string' && raw.length > LARGE_TEXT;
+    // Keys checked after validating, with the validator's count; for a large text before, and then the
+    // all-errors report decides, reusing the key walk's lists of large objects (see `enumerated`).
+    const later = keyCount !== undefined && typeof raw === 'string' && !large;
+    const value = parseArguments(name, raw, limits, plan.freeForm, !later);
+    let list: FieldErrorList | undefined;
+    if (large) {
+      list = validation.report(value);
+      if (list.errors.length === 0 && validation.valid(value)) list = undefined;
+    } else if (!validation.valid(value)) {
+      if (later) checkKeys(name, raw, value); // forbidden and repeated keys are answered before the validation errors
+      list = validation.report(value);
+    }
+    if (list !== undefined) {
+      if (!residual) return fail(list);
+      const all = withResidual(list, residual, () => hydrate(value));
       return all instanceof Promise ? all.then(fail) : fail(all);
     }
-    if (text) checkKeys(name, raw, value, keyCount());
+    if (later) checkKeys(name, raw, value, keyCount(), textFloor?.());
     const instance = hydrate(value);
     if (!residual) return instance;
     // Constraints Ajv could not take over (custom, async, @ValidateIf, transformed): class-validator runs them on the instance.

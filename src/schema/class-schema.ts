@@ -20,8 +20,8 @@ import type { JsonSchema, JsonSchemaType } from './json-schema';
  * - `validation`: what Ajv compiles to enforce it: the same keywords, plus a `x-tw-check`
  *   keyword that calls class-validator's own validator where JSON Schema has no exact word
  *   (formats, `@IsAlpha`…), `x-tw-items` for array items (bounded error collection), `x-tw-keys` on
- *   closed classes (the validator counts the keys it accepts), and optional properties that also
- *   accept null (as `@IsOptional` does).
+ *   closed classes (the validator counts the keys it accepts), and `x-tw-nullable` around optional
+ *   properties, which also accept null (as `@IsOptional` does).
  * Each keyword of `validation` remembers, in the registry's ConstraintTable, the class-validator
  * constraint it came from, so an Ajv error is reported with that constraint's name and message.
  * Constraints that cannot be compiled (async or user-written validators, `@ValidateIf`, properties
@@ -284,7 +284,8 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
     if (param.examples) prop.schema.examples = [...param.examples];
     schema.properties![key] = prop.schema;
     // Optional properties accept null (as @IsOptional does); strict-mode providers send null for "absent".
-    validation.properties![key] = deferred ? {} : isRequired ? prop.validation : { if: { type: 'null' }, else: prop.validation };
+    // `x-tw-nullable` (see createClassAjv) is `if: { type: 'null' }, else`, without the error object Ajv's `if` builds per call.
+    validation.properties![key] = deferred ? {} : isRequired ? prop.validation : { 'x-tw-nullable': prop.validation };
     if (deferred) {
       plan.freeForm = true;
       for (const m of metas) residual.add(m);

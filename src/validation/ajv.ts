@@ -1,7 +1,11 @@
 import Ajv, { _, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
+import { useFunc } from 'ajv/dist/compile/util';
+import ucs2length from 'ajv/dist/runtime/ucs2length';
+import limitLength from 'ajv/dist/vocabularies/validation/limitLength';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../errors/errors';
+import { enumerated, scalarText } from './arguments';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
 import type { JsonSchema } from '../schema/json-schema';
 
@@ -25,6 +29,12 @@ export interface ClassValidation {
    * accepted them (never more than there are). Absent when the schema cannot count them all.
    */
   keyCount?: () => number;
+  /**
+   * After `valid` accepted a value (with `keyCount`, closed classes): a JSON text of it shorter than
+   * this repeats no key. The fewest characters any text of the value takes, as the validator summed
+   * them (never more), plus the fewest a repeated member adds (`,"k":0`, k the shortest declared key).
+   */
+  textFloor?: () => number;
 }
 
 const AJV_OPTIONS = {
@@ -58,7 +68,35 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     };
     ajv.addKeyword({ keyword: 'x-tw-check', schemaType: 'array', errors: true, validate });
   }
+  for (const ajv of [fast, full]) {
+    ajv.addKeyword({
+      keyword: 'x-tw-nullable',
+      schemaType: 'object',
+      code(cxt: KeywordCxt) {
+        // Null passes, anything else must match the subschema: Ajv's `if: { type: 'null' }` would build an error object per call.
+        cxt.gen.if(_`${cxt.data} !== null`, () => void cxt.subschema({ keyword: 'x-tw-nullable' }, cxt.gen.name('valid')));
+      },
+    });
+  }
   fast.addKeyword({ keyword: 'x-tw-items', schemaType: 'object', macro: (items: JsonSchema) => ({ items }) });
+  // Ajv counts a string's code points (as class-validator does) on every call, a walk over the whole
+  // string; a string of 2n UTF-16 units or more has n code points or more, one of n units at most n.
+  for (const ajv of [fast, full]) {
+    ajv.removeKeyword('minLength');
+    ajv.removeKeyword('maxLength');
+    ajv.addKeyword({
+      ...limitLength,
+      code(cxt: KeywordCxt) {
+        const { keyword, data, schemaCode } = cxt;
+        const count = useFunc(cxt.gen, ucs2length);
+        cxt.fail$data(
+          keyword === 'minLength'
+            ? _`${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode}`
+            : _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`,
+        );
+      },
+    });
+  }
   full.addKeyword({
     keyword: 'x-tw-items',
     schemaType: 'object',
@@ -76,16 +114,22 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     schemaType: 'boolean',
     code(cxt: KeywordCxt) {
       // Each declared property the object holds (a closed class: it holds no other); own-only for
-      // names Object.prototype also has. JSON has no undefined values.
+      // names Object.prototype also has. JSON has no undefined values. `len`: the fewest characters
+      // the object's text takes, `{}` and each member `"key":value,` (nested objects add their own).
       const { gen, data, parentSchema } = cxt;
+      const shortest = gen.scopeValue('keyword', { ref: shortestText });
       let sum = _`0`;
+      let len = _`1`;
       for (const key of Object.keys((parentSchema as JsonSchema).properties ?? {})) {
-        sum =
-          key in Object.prototype
-            ? _`${sum} + Object.prototype.hasOwnProperty.call(${data}, ${key})`
-            : _`${sum} + (${data}[${key}] !== undefined)`;
+        const has = key in Object.prototype ? _`Object.prototype.hasOwnProperty.call(${data}, ${key})` : _`(${data}[${key}] !== undefined)`;
+        sum = _`${sum} + ${has}`;
+        // Strings, the common case, inline.
+        const value = _`${data}[${key}]`;
+        len = _`${len} + (typeof ${value} === "string" ? ${key.length + 6} + ${value}.length : ${has} ? ${key.length + 4} + ${shortest}(${value}) : 0)`;
       }
-      gen.code(_`${gen.scopeValue('keyword', { ref: tally })}.keys += ${sum}`);
+      const counts = gen.scopeValue('keyword', { ref: tally });
+      gen.code(_`${counts}.keys += ${sum}`);
+      gen.code(_`${counts}.len += ${len}`);
     },
   });
   // The all-errors pass answers an object with 200,000 extra keys with 20 errors and a count, not 200,000 error objects.
@@ -111,11 +155,13 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
   return (schema) => {
     const compiled = fast.compile(schema);
     const counts = countsEveryKey(schema, true);
+    const repeated = 5 + shortestKey(schema); // `,"k":0`
     let all: ValidateFunction | undefined;
     return {
       valid: counts
         ? (value) => {
             tally.keys = 0;
+            tally.len = 0;
             return compiled(value);
           }
         : compiled,
@@ -124,6 +170,7 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
         return all(value) ? { errors: [], omitted: 0 } : toFieldErrors(all.errors, table);
       },
       keyCount: counts ? () => tally.keys : undefined,
+      textFloor: counts ? () => tally.len + repeated : undefined,
     };
   };
 }
@@ -138,13 +185,12 @@ function boundedItems(count: () => ValidateFunction, itemReport: () => ValidateF
   let counter: ValidateFunction | undefined;
   let report: ValidateFunction | undefined;
   const validate: DataValidateFunction = (data, cxt) => {
-    validate.errors = [];
     if (!Array.isArray(data)) return true; // `type` reports it
     counter ??= count();
     const before = tally.n;
     void counter(data);
     const failing = tally.n - before;
-    if (failing === 0) return true;
+    if (failing === 0) return true; // Ajv reads `errors` only after a false
     report ??= itemReport();
     const errors: Partial<ErrorObject>[] = [];
     for (let i = 0, found = 0; i < data.length && found < MAX_FIELD_ERRORS; i++) {
@@ -197,9 +243,17 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
   };
   const known = spec.known ?? {};
   const checksAdditional = spec.additional !== undefined && spec.additional !== true;
+  // A closed object (no pattern, no name rule): a key is wrong exactly when it is not declared.
+  const closedOnly = !spec.names && spec.patterns.length === 0 && typeof spec.additional !== 'object';
+  const declared = (key: string) => key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key);
   const validate: DataValidateFunction = (data, cxt) => {
-    validate.errors = [];
     if (data === null || typeof data !== 'object' || Array.isArray(data)) return true;
+    if (closedOnly && !checksAdditional) return true;
+    // An object of many keys the key walk listed already: listing them again costs what parsing them did.
+    const listed = enumerated.get(data);
+    if (closedOnly && allDeclared(data, listed, declared)) return true; // the usual answer (Ajv reads `errors` only after a false)
+    const keys = listed ?? Object.keys(data);
+    validate.errors = [];
     const at = cxt?.instancePath ?? '';
     const errors: Partial<ErrorObject>[] = [];
     let failing = 0;
@@ -217,7 +271,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
     const names = spec.names && use(spec.names).count;
     const additional = typeof spec.additional === 'object' ? use(spec.additional).count : undefined;
     const record = data as Record<string, unknown>;
-    for (const key in record) {
+    for (const key of keys) {
       if (names && !names(key)) {
         fail(key, spec.names, key, { keyword: 'propertyNames', params: { propertyName: key }, message: 'property name must be valid' });
       }
@@ -227,7 +281,7 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
         matched = true;
         if (schema && !use(schema).count(record[key])) fail(key, schema, record[key]);
       }
-      if (matched || !checksAdditional || (key !== '__proto__' && Object.prototype.hasOwnProperty.call(known, key))) continue;
+      if (matched || !checksAdditional || declared(key)) continue;
       if (additional === undefined) {
         fail(key, undefined, undefined, {
           keyword: 'additionalProperties',
@@ -248,6 +302,13 @@ function boundedKeys(spec: KeysSpec, parentSchema?: object): DataValidateFunctio
   return validate;
 }
 
+/** Whether every key of `data` (listed already, or not) is a declared one; nothing is allocated for a small object. */
+function allDeclared(data: object, listed: readonly string[] | undefined, declared: (key: string) => boolean): boolean {
+  if (listed !== undefined) return listed.every(declared);
+  for (const key in data) if (!declared(key)) return false;
+  return true;
+}
+
 /** `patternProperties` as Ajv compiles them (its `u` flag follows `unicodeRegExp`). */
 function patternsOf(patterns: unknown, flags: string): { re: RegExp }[] {
   return Object.keys(patterns ?? {})
@@ -265,14 +326,38 @@ function standalone(ajv: Ajv, schema: JsonSchema): ValidateFunction {
 }
 
 /**
- * `n`: how many times `x-tw-count` ran; `keys`: what `x-tw-keys` counted (validation is synchronous:
- * read them before and after one call).
+ * `n`: how many times `x-tw-count` ran; `keys`, `len`: what `x-tw-keys` counted (validation is
+ * synchronous: read them before and after one call).
  */
-const tally = { n: 0, keys: 0 };
+const tally = { n: 0, keys: 0, len: 0 };
+
+/**
+ * The fewest characters a JSON text of `value` takes (see scalarText), for what `x-tw-keys` does
+ * not count itself: an object is 0, its own `x-tw-keys` counts it.
+ */
+function shortestText(value: unknown): number {
+  if (!Array.isArray(value)) return scalarText(value);
+  let n = 1; // `[]`, and a comma after every item but the last
+  for (const item of value) n += 1 + shortestText(item);
+  return n;
+}
+
+/** The shortest property name declared anywhere in a schema. */
+function shortestKey(schema: unknown): number {
+  let min = Infinity;
+  if (schema === null || typeof schema !== 'object') return min;
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'properties' && value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) min = Math.min(min, key.length);
+    }
+    min = Math.min(min, shortestKey(value));
+  }
+  return min;
+}
 
 /**
  * Whether `x-tw-keys` counts each object of a valid value once: it appears only where the validator
- * goes once per object (through `properties`, `items` and the `else` of an optional property),
+ * goes once per object (through `properties`, `items` and `x-tw-nullable` around an optional property),
  * never under a branch Ajv may try and drop (`anyOf`, `not`…) nor behind a `$ref`, and no property
  * is named like a prototype-polluting key (those the key walk must see).
  */
@@ -284,7 +369,7 @@ function countsEveryKey(schema: unknown, once: boolean): boolean {
     if (keyword === 'properties' && value !== null && typeof value === 'object') {
       if (Object.keys(value).some((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')) return false;
       if (!Object.values(value).every((s) => countsEveryKey(s, once))) return false;
-    } else if (keyword === 'items' || keyword === 'x-tw-items' || keyword === 'else') {
+    } else if (keyword === 'items' || keyword === 'x-tw-items' || keyword === 'else' || keyword === 'x-tw-nullable') {
       if (!countsEveryKey(value, once)) return false;
     } else if (value !== null && typeof value === 'object' && !countsEveryKey(value, false)) {
       return false;

@@ -66,15 +66,19 @@ export function parseArguments(
  * in one object of the JSON text `raw` parsed into `value`: two readers (an approver, the tool) may
  * see two values. `counted`: keys a validator counted on `value` while accepting it, never more than
  * it holds, and none of them prototype-polluting: as many as the text's colons proves both rules hold.
+ * `floor` (a closed class's validator, see ClassValidation.textFloor): a text shorter than it repeats
+ * no key, and a closed class holds no prototype-polluting one; no character of the text is read then.
  */
-export function checkKeys(toolName: string, raw: string, value: object, counted?: number): void {
-  if (counted !== undefined && countColons(raw) === counted) return;
+export function checkKeys(toolName: string, raw: string, value: object, counted?: number, floor?: number): void {
+  if (counted !== undefined && ((floor !== undefined && raw.length < floor) || countColons(raw) === counted)) return;
   // One walk over the parsed keys refuses prototype-polluting keys (escaped spellings included: the
-  // keys are decoded) and counts them for the duplicate-key check.
-  const keys = countKeys(value);
+  // keys are decoded) and counts them, and the fewest characters their text takes, for the duplicate-key check.
+  walked = 0;
+  const keys = countKeys(value, 0, raw.length > LARGE_TEXT);
   if (keys === POLLUTING) throw forbiddenKey(toolName);
   if (Number.isNaN(keys)) secureParse(toolName, raw); // deeper than the walk goes: secure-json-parse decides
-  if (countColons(raw) !== keys) {
+  // A repeated member adds `,"":0` at least: a shorter text repeats no key (the colons are not read).
+  if (raw.length >= walked + 5 && countColons(raw) !== keys) {
     const duplicate = findDuplicateKey(raw);
     if (duplicate) {
       throw new ToolInputError('INVALID_JSON', toolName, [
@@ -98,32 +102,87 @@ function countColons(text: string): number {
 /** What countKeys answers for a `__proto__` key, or a `constructor` key holding a `prototype`. */
 const POLLUTING = -1;
 
-/** Keys of a parsed value, all levels; POLLUTING for a prototype-polluting key; NaN past 64 levels (the iterative scan decides then). */
-function countKeys(value: object, depth = 0): number {
+/** The fewest characters the text of what countKeys walked takes (JSON-parsed values only; never more). */
+let walked = 0;
+
+/** Arguments this long may hold objects of many keys (see `enumerated`). */
+export const LARGE_TEXT = 100_000;
+
+/**
+ * The keys of each object of more than 1,000 keys the key walk met, for the all-errors report to
+ * reuse: V8 lists the keys of such an object (a dictionary) by collecting and sorting them all, about
+ * as slow per key as JSON.parse reading them, however early the loop stops.
+ */
+export const enumerated = new WeakMap<object, readonly string[]>();
+
+/**
+ * The fewest characters a JSON text of a string, number, boolean or null takes: escapes and
+ * whitespace only add some; a number takes a digit, two past 9, three with a fraction or a
+ * negative exponent, one more if negative. Objects and arrays: 0 (their walkers count them).
+ */
+export function scalarText(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return (value < 0 ? 1 : 0) + (Number.isInteger(value) ? (value > -10 && value < 10 ? 1 : 2) : 3);
+    case 'boolean':
+      return value ? 4 : 5;
+    default:
+      return value === null ? 4 : 0;
+  }
+}
+
+/**
+ * Keys of a parsed value, all levels; POLLUTING for a prototype-polluting key; NaN past 64 levels (the
+ * iterative scan decides then). `large`: list the keys of each object once and keep long lists in `enumerated`.
+ */
+function countKeys(value: object, depth: number, large: boolean): number {
   if (depth > 64) return NaN;
   let n = 0;
+  walked += 1; // `{}` or `[]`, and a comma after every member or item but the last
   if (Array.isArray(value)) {
     for (const item of value) {
-      if (item === null || typeof item !== 'object') continue;
-      const inner = countKeys(item as object, depth + 1);
+      walked += 1;
+      if (item === null || typeof item !== 'object') {
+        walked += scalarText(item);
+        continue;
+      }
+      const inner = countKeys(item as object, depth + 1, large);
       if (inner === POLLUTING) return POLLUTING;
       n += inner;
     }
     return n;
   }
-  for (const key in value) {
-    n++;
-    const child = (value as Record<string, unknown>)[key];
-    if (child === null || typeof child !== 'object') {
-      if (key === '__proto__') return POLLUTING;
-      continue;
-    }
-    if (key === '__proto__' || (key === 'constructor' && Object.prototype.hasOwnProperty.call(child, 'prototype'))) return POLLUTING;
-    const inner = countKeys(child, depth + 1);
+  const keys = large ? Object.keys(value) : undefined;
+  if (keys !== undefined && keys.length > 1000) enumerated.set(value, keys);
+  for (const key of keys ?? []) {
+    const inner = countMember(value as Record<string, unknown>, key, depth, large);
     if (inner === POLLUTING) return POLLUTING;
     n += inner;
   }
+  if (keys === undefined) {
+    for (const key in value) {
+      const inner = countMember(value as Record<string, unknown>, key, depth, large);
+      if (inner === POLLUTING) return POLLUTING;
+      n += inner;
+    }
+  }
   return n;
+}
+
+/** One member for countKeys: 1 and the keys below it, or POLLUTING. */
+function countMember(value: Record<string, unknown>, key: string, depth: number, large: boolean): number {
+  const child = value[key];
+  walked += key.length + 4; // `"key":` and the comma
+  if (child === null || typeof child !== 'object') {
+    if (key === '__proto__') return POLLUTING;
+    walked += scalarText(child);
+    return 1;
+  }
+  if (key === '__proto__' || (key === 'constructor' && Object.prototype.hasOwnProperty.call(child, 'prototype'))) return POLLUTING;
+  const inner = countKeys(child, depth + 1, large);
+  return inner === POLLUTING ? POLLUTING : 1 + inner;
 }
 
 /** secure-json-parse over the whole text, for values nested deeper than countKeys walks. */
@@ -204,7 +263,9 @@ function checkObject(toolName: string, root: object, limits: ArgumentLimits): vo
   while (stack.length) {
     const [node, depth] = stack.pop()!;
     if (depth > limits.maxDepth) throw tooDeep(toolName, limits);
-    for (const key of Object.keys(node as object)) {
+    const keys = Object.keys(node as object);
+    if (keys.length > 1000 && !Array.isArray(node)) enumerated.set(node as object, keys); // for the all-errors report
+    for (const key of keys) {
       if (FORBIDDEN.includes(key) && !Array.isArray(node)) throw forbiddenKey(toolName);
       const child = (node as Record<string, unknown>)[key];
       if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import fc from 'fast-check';
 import * as sjson from 'secure-json-parse';
 import {
+  IsBoolean,
   IsInt,
   IsNumber,
   IsOptional,
@@ -284,6 +285,112 @@ test('a closed input class, whose validator counts the keys it accepts: refused 
       expect(constraint === 'uniqueKeys').toBe(!pollutes && repeats);
     }),
     { seed: 8, numRuns: 400 },
+  );
+});
+
+test('arguments past 100,000 characters (keys walked first, then the all-errors report decides): answered as short ones are', async () => {
+  const ids = Array.from({ length: 60_000 }, (_, i) => i % 10);
+  const big = JSON.stringify({ amount: 1, ids });
+  expect(big.length).toBeGreaterThan(100_000);
+  const refusal = (tool: string, args: string) =>
+    registry.call(tool, args).then(
+      () => undefined,
+      (e: unknown) => (e as ToolInputError).errors[0],
+    );
+  await expect(registry.call('order', big)).resolves.toBe('{"amount":1}');
+  await expect(registry.call('hand', big)).resolves.toBe('{}');
+  for (const tool of ['order', 'hand']) {
+    await expect(refusal(tool, big.replace('}', ',"amount":2}'))).resolves.toMatchObject({ constraint: 'uniqueKeys', path: '' });
+    await expect(refusal(tool, big.replace('}', ',"__proto__":{"x":1}}'))).resolves.toMatchObject({ constraint: 'forbiddenKey' });
+    await expect(refusal(tool, JSON.stringify({ amount: 1, ids: [...ids, 'x'] }))).resolves.toMatchObject({ path: 'ids[60000]' });
+  }
+  await expect(refusal('order', JSON.stringify({ amount: 'a', ids }))).resolves.toMatchObject({ path: 'amount', constraint: 'isNumber' });
+});
+
+class Spot {
+  @Param() @IsOptional() @IsInt() x?: number;
+  @Param() @IsOptional() @IsString() yy?: string;
+}
+
+class Compact {
+  @Param() @IsOptional() @IsNumber() a?: number;
+  @Param() @IsOptional() @IsString() bc?: string;
+  @Param() @IsOptional() @IsBoolean() f?: boolean;
+  @Param({ type: () => [Number] }) @IsOptional() @IsNumber({}, { each: true }) ns?: number[];
+  @Param() @IsOptional() @ValidateNested() @Type(() => Spot) at?: Spot;
+  @Param({ type: () => [Spot] }) @IsOptional() @ValidateNested({ each: true }) @Type(() => Spot) spots?: Spot[];
+}
+
+@Tool({ name: 'compact', description: 'Short keys', input: Compact })
+class CompactTool {
+  execute(args: Compact): object {
+    return args;
+  }
+}
+
+test('texts near their shortest spelling: a repeated key is refused whatever the spelling', async () => {
+  // A text shorter than the fewest characters its value can be written in, plus one shortest repeated
+  // member, repeats no key: summed by a closed class's validator on a valid call, by the key walk
+  // otherwise (an empty key, undeclared, sends the call there). Texts with one-letter keys, one-digit
+  // values, escapes, whitespace and other number spellings probe it from both sides. The generator
+  // knows which objects repeat a key: that is the oracle, for the class and for a hand-written schema.
+  const compact = ToolRegistry.build({ tools: [CompactTool] });
+  // Mostly the shortest spelling (where a repeated member is hardest to tell from the floor), now and then a longer one.
+  const often = <T>(tight: fc.Arbitrary<T>, loose: fc.Arbitrary<T>) =>
+    fc.oneof({ weight: 6, arbitrary: tight }, { weight: 1, arbitrary: loose });
+  const gap = often(fc.constant(''), fc.constantFrom(' ', '\n'));
+  const num = often(
+    fc.constantFrom('1', '0', '7', '12', '-3', '0.5', '-0.5'),
+    fc.constantFrom('-0', '1e1', '1E0', '10e-1', '5e-1', '-12.25', '123456789', '1e300'),
+  );
+  const str = often(fc.constantFrom('""', '"x"', '"a:b"'), fc.constantFrom('"\\u0078"', '"\\""'));
+  type Member = [key: string, value: string];
+  const object = (members: fc.Arbitrary<Member>) =>
+    fc.tuple(fc.array(fc.tuple(members, gap, gap), { maxLength: 4 }), gap).map(([list, end]) => ({
+      text: `{${list.map(([[k, v], g1, g2]) => `${g1}${k}:${g2}${v}`).join(',')}${end}}`,
+      repeats: new Set(list.map(([[k]]) => JSON.parse(k) as string)).size < list.length,
+    }));
+  const key = (name: string) =>
+    often(fc.constant(JSON.stringify(name)), fc.constant(`"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${name.slice(1)}"`));
+  const spot = object(
+    fc.oneof(fc.tuple(key('x'), often(fc.constantFrom('1', '-2', 'null'), fc.constant('1e1'))), fc.tuple(key('yy'), str)),
+  );
+  const array = <T extends { text: string; repeats: boolean }>(items: fc.Arbitrary<T>) =>
+    fc
+      .array(items, { maxLength: 3 })
+      .map((list) => ({ text: `[${list.map((i) => i.text).join(',')}]`, repeats: list.some((i) => i.repeats) }));
+  const plain = (value: fc.Arbitrary<string>) => value.map((text) => ({ text, repeats: false }));
+  const member = fc.oneof(
+    { weight: 3, arbitrary: fc.tuple(key('a'), plain(num)) }, // `,"a":1`: the shortest repeated member a valid call has
+    fc.tuple(fc.constant('""'), plain(num)), // `,"":1`: the shortest there is
+    fc.tuple(key('bc'), plain(str)),
+    fc.tuple(key('f'), plain(fc.constantFrom('true', 'false', 'null'))),
+    fc.tuple(key('ns'), array(plain(num))),
+    fc.tuple(key('at'), spot),
+    fc.tuple(key('spots'), array(spot)),
+  );
+  const root = fc.tuple(fc.array(fc.tuple(member, gap), { maxLength: 5 }), gap).map(([list, end]) => ({
+    text: `{${list.map(([[k, v], g]) => `${g}${k}:${v.text}`).join(',')}${end}}`,
+    repeats: list.some(([[, v]]) => v.repeats) || new Set(list.map(([[k]]) => JSON.parse(k) as string)).size < list.length,
+  }));
+  await fc.assert(
+    fc.asyncProperty(root, async ({ text, repeats }) => {
+      const outcome = await compact.call('compact', text).then(
+        (result) => JSON.parse(result) as unknown,
+        (e: unknown) => e as ToolInputError,
+      );
+      const refused = outcome instanceof ToolInputError && outcome.errors[0]?.constraint === 'uniqueKeys';
+      expect(refused).toBe(repeats);
+      const hand = await registry.call('hand', text).then(
+        () => undefined,
+        (e: unknown) => e as ToolInputError,
+      );
+      expect(hand?.errors[0]?.constraint === 'uniqueKeys').toBe(repeats);
+      // The tool gets what was sent (an optional property sent as null is left out; -0 is written as 0).
+      const sent: unknown = JSON.parse(text, (_, v: unknown) => (v === null ? undefined : Object.is(v, -0) ? 0 : v));
+      if (!(outcome instanceof ToolInputError)) expect(outcome).toEqual(sent);
+    }),
+    { seed: 7493, numRuns: 3000 },
   );
 });
 
