@@ -1,9 +1,8 @@
 import Ajv, { _, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
-import { useFunc } from 'ajv/dist/compile/util';
-import ucs2length from 'ajv/dist/runtime/ucs2length';
 import limitLength from 'ajv/dist/vocabularies/validation/limitLength';
 import addFormats from 'ajv-formats';
+import { maxLength, minLength } from 'class-validator';
 import type { FieldError } from '../errors/errors';
 import { enumerated, scalarText } from './arguments';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
@@ -79,20 +78,21 @@ export function createClassAjv(table: ConstraintTable): (schema: JsonSchema) => 
     });
   }
   fast.addKeyword({ keyword: 'x-tw-items', schemaType: 'object', macro: (items: JsonSchema) => ({ items }) });
-  // Ajv counts a string's code points (as class-validator does) on every call, a walk over the whole
-  // string; a string of 2n UTF-16 units or more has n code points or more, one of n units at most n.
+  // class-validator's @MinLength/@MaxLength/@Length count as validator.js's isLength does: a surrogate
+  // pair, or a character with its variation selector (U+FE0E/U+FE0F), is one. Ajv's code-point count
+  // is not that, and walks the whole string on every call. That length is at most the UTF-16 length
+  // and at least a third of it ("😀\uFE0F" is 1), so class-validator's own check runs only in between.
   for (const ajv of [fast, full]) {
     ajv.removeKeyword('minLength');
     ajv.removeKeyword('maxLength');
     ajv.addKeyword({
       ...limitLength,
       code(cxt: KeywordCxt) {
-        const { keyword, data, schemaCode } = cxt;
-        const count = useFunc(cxt.gen, ucs2length);
+        const { keyword, data, schemaCode, gen } = cxt;
         cxt.fail$data(
           keyword === 'minLength'
-            ? _`${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode}`
-            : _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`,
+            ? _`${data}.length < 3 * ${schemaCode} && !${gen.scopeValue('keyword', { ref: minLength })}(${data}, ${schemaCode})`
+            : _`${data}.length > ${schemaCode} && !${gen.scopeValue('keyword', { ref: maxLength })}(${data}, ${schemaCode})`,
         );
       },
     });
