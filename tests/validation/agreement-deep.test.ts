@@ -56,16 +56,7 @@ import {
   type ValidationError,
 } from 'class-validator';
 import { Exclude, Expose, plainToInstance, Transform, Type } from 'class-transformer';
-import {
-  nullsToAbsent,
-  Param,
-  Tool,
-  ToolDefinitionError,
-  ToolInputError,
-  ToolRegistry,
-  type ClassType,
-  type ParamOptions,
-} from 'toolwright';
+import { nullsToAbsent, Param, Tool, ToolInputError, ToolRegistry, type ClassType, type ParamOptions } from 'toolwright';
 
 /*
  * A deeper companion of differential.test.ts, with class-validator 0.15 as the oracle: random
