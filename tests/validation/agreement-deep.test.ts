@@ -56,7 +56,19 @@ import {
   type ValidationError,
 } from 'class-validator';
 import { Exclude, Expose, plainToInstance, Transform, Type } from 'class-transformer';
-import { nullsToAbsent, Param, Tool, ToolInputError, ToolRegistry, type ClassType, type ParamOptions } from 'toolwright';
+import {
+  nullsToAbsent,
+  Param,
+  Tool,
+  toAnthropicTool,
+  toGeminiFunctionDeclaration,
+  toMcpTool,
+  toOpenAITool,
+  ToolInputError,
+  ToolRegistry,
+  type ClassType,
+  type ParamOptions,
+} from 'toolwright';
 
 /*
  * A deeper companion of differential.test.ts, with class-validator 0.15 as the oracle: random
@@ -742,6 +754,35 @@ describe('found by the deep fuzz', () => {
     }
     expect(ajv.compile(parameters)({ v: 'red', w: [] })).toBe(false);
     expect(ajv.compile({ type: 'object', properties: { w: parameters.properties!.w } })({ w: [] })).toBe(true);
+  });
+
+  test('what `not` enforces (@NotEquals, @IsNotIn, enums with no common value) is told by every provider format', () => {
+    class Input {
+      @Param() @IsString() @NotEquals('root') a!: string;
+      @Param() @IsString() @IsNotIn(['x', 'y']) b!: string;
+      @Param() @IsEnum(Color) @IsIn(['q']) c!: string;
+    }
+    @Tool({ name: 'nots', description: 'not', input: Input })
+    class NotsTool {
+      execute(): string {
+        return '{}';
+      }
+    }
+    const def = ToolRegistry.build({ tools: [NotsTool] })
+      .get('nots')
+      .definition();
+    const told = {
+      openai: toOpenAITool(def, { strict: true }).function.parameters.properties!,
+      anthropic: toAnthropicTool(def, { strict: true }).input_schema.properties!,
+      gemini: toGeminiFunctionDeclaration(def).parameters!.properties!,
+    };
+    for (const [format, properties] of Object.entries(told)) {
+      const said = (key: string) => `${format}: ${String((properties[key] as { description?: string }).description)}`;
+      expect(said('a')).toBe(`${format}: must not be "root"`);
+      expect(said('b')).toBe(`${format}: must not be one of: "x", "y"`);
+      expect(said('c')).toBe(`${format}: no value is accepted`);
+    }
+    expect(toMcpTool(def).inputSchema.properties!.a).toMatchObject({ not: { const: 'root' } });
   });
 
   describe('pinned differences', () => {
