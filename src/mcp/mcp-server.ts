@@ -15,7 +15,14 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolAbortedError, ToolwrightError } from '../errors/errors';
+import {
+  ApprovalRequiredError,
+  encodeToolError,
+  errorText,
+  StoreUnavailableError,
+  ToolAbortedError,
+  ToolwrightError,
+} from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
@@ -390,5 +397,5 @@ function errorResult(error: unknown, onError: (error: unknown) => void): CallToo
 
 function describeError(error: unknown): string {
   if (error instanceof ToolwrightError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return error instanceof Error ? (error.stack ?? error.message) : errorText(error);
 }

@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidIdError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
+import { errorText, InvalidIdError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
@@ -159,7 +159,7 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
   const store: SessionStore = options.store ?? new InMemoryStore();
   const memoryScope = options.memoryScope ?? (options.auth ? 'user' : 'session');
   const serverOptions: McpServerOptions = { ...options, store, memoryScope };
-  const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${String(error)}\n`));
+  const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${errorText(error)}\n`));
   const sessions = new Map<string, Session>();
   let allowedHosts = options.allowedHosts?.map((h) => h.toLowerCase());
   let allowedOrigins = options.allowedOrigins?.map((o) => o.toLowerCase());

@@ -16,6 +16,8 @@ import {
   ScriptedModel,
   SqliteStore,
   Tool,
+  ToolExecutionError,
+  ToolRegistry,
   type Message,
   type SessionStore,
   type ToolInterface,
@@ -187,4 +189,57 @@ describe.each(stores)('a hostile model through the runner (%s store)', (_label, 
       close();
     }
   }, 60_000);
+
+  it('streamed, the same hostile turn gives one tool-result event per call and the same saved history shape', async () => {
+    const { store, close } = make();
+    try {
+      const who = { sessionId: 'hostile-3', userId: 'u-1' };
+      const model = new ScriptedModel([{ toolCalls: hostile.map(([c]) => c) }, { text: 'done' }]);
+      const agent = new Agent({
+        name: 'support',
+        model,
+        tools: [EchoTool, BoomTool, HangTool, RejectTool],
+        store,
+        retryBudget: 1000,
+        errorPolicy: 'redact',
+      });
+      const events = [];
+      for await (const event of agent.stream('go', who)) events.push(event);
+      const end = events.at(-1)!;
+      expect(end.type).toBe('run-end');
+      expect(events.filter((e) => e.type === 'tool-result')).toHaveLength(hostile.length);
+      const saved = (await store.loadSession({ sessionId: who.sessionId }))!.history;
+      expect(wellFormed(saved)).toEqual([]);
+      const codes = saved.filter((m): m is ToolMessage => m.role === 'tool').map((m) => (JSON.parse(m.content) as { code?: string }).code);
+      expect(codes).toEqual(hostile.map(([, code]) => code));
+    } finally {
+      close();
+    }
+  }, 60_000);
+});
+
+describe('a tool that throws what cannot become text', () => {
+  @Tool({ name: 'weird', description: 'Throws a value whose toString throws.', input: EchoInput })
+  class WeirdTool implements ToolInterface<EchoInput> {
+    execute(): never {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a hostile tool throws what is not an Error
+      throw {
+        toString() {
+          throw new Error('no text');
+        },
+      };
+    }
+  }
+  const registry = ToolRegistry.build({ tools: [RejectTool, WeirdTool] });
+
+  it.each(['reject', 'weird'])('%s: registry.call fails with TOOL_FAILED, never a TypeError from describing it', async (name) => {
+    const error = await registry.call(name, { text: 'a' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ToolExecutionError);
+    expect((error as ToolExecutionError).toToolResult()).toBe(
+      JSON.stringify({ status: 'error', code: 'TOOL_FAILED', message: `Tool "${name}" failed unexpectedly.` }),
+    );
+  });
 });
