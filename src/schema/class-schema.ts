@@ -784,7 +784,11 @@ function apply(
       case 'matches': {
         const re = c[0] instanceof RegExp ? c[0] : new RegExp(c[0], c[1]);
         if (re.flags.replace(/g/g, '')) {
-          tell(schema, 'pattern', re.source); // the model sees the pattern; its flags are enforced by the check
+          // A JSON Schema pattern has no flags: told without `i`, `m` or `s` it would refuse what the check accepts
+          // ("A" for /^[a-z]+$/i), so the model reads the regular expression in words; `u` alone is how patterns run.
+          if (re.flags.replace(/[gu]/g, ''))
+            built.phrases.push(`Must match the regular expression /${re.source}/${re.flags.replace(/g/g, '')}.`);
+          else tell(schema, 'pattern', re.source);
           check(m);
         } else set('pattern', re.source, m);
         break;

@@ -785,6 +785,27 @@ describe('found by the deep fuzz', () => {
     expect(toMcpTool(def).inputSchema.properties!.a).toMatchObject({ not: { const: 'root' } });
   });
 
+  test('@Matches with the i, m or s flag is told in words: a flagless JSON Schema pattern would refuse what is accepted', async () => {
+    class Input {
+      @Param() @IsString() @Matches(/^[a-z]+$/i) a!: string;
+      @Param() @IsString() @Matches(/^\p{Lu}+$/u) b!: string;
+    }
+    @Tool({ name: 'flags', description: 'flags', input: Input })
+    class FlagsTool {
+      execute(): string {
+        return '{}';
+      }
+    }
+    const r = ToolRegistry.build({ tools: [FlagsTool] });
+    const parameters = r.get('flags').definition().parameters;
+    const args = { a: 'ABC', b: 'ÉCOLE' };
+    expect(await validate(plainToInstance(Input, args))).toEqual([]);
+    await r.call('flags', args);
+    expect(ajv.validate(parameters, args)).toBe(true);
+    expect(parameters.properties!.a).toEqual({ type: 'string', description: 'Must match the regular expression /^[a-z]+$/i.' });
+    expect(parameters.properties!.b).toMatchObject({ pattern: '^\\p{Lu}+$' });
+  });
+
   describe('pinned differences', () => {
     test('an array given for a nested object: class-validator validates its items as the object, toolwright wants the object', async () => {
       expect(await oracle(Listed, { items: [[]] })).toEqual([]);
