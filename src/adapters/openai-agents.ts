@@ -3,6 +3,7 @@
  * Needs the optional peer dependency `@openai/agents-core` (or `@openai/agents`, which re-exports it).
  */
 import { tool, type FunctionTool, type RunContext } from '@openai/agents-core';
+import { encodeToolError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import { nullsToAbsent, toOpenAITool } from '../schema/providers';
 import { needsApproval, resolveSession, runTool, selectDefinitions, type AdapterOptions } from './shared';
@@ -59,6 +60,8 @@ export function toOpenAIAgentsTools<C = unknown>(registry: ToolRegistry, options
                 await resolveSession(options.session, { runContext: runContext as RunContext<C>, toolCallId: callId }),
               ),
           }),
+      // The SDK parses the model's JSON before execute: broken text gets the typed INVALID_JSON answer every other surface gives.
+      ...(options.errors === 'throw' ? {} : { errorFunction: (_context: RunContext<C>, error: unknown) => agentsToolError(name, error) }),
       execute: async (input: unknown, runContext?: RunContext<C>, details?: { toolCall?: { callId?: string } }) => {
         const args = strict ? nullsToAbsent(def.parameters, input) : input;
         const toolCallId = details?.toolCall?.callId;
@@ -68,4 +71,12 @@ export function toOpenAIAgentsTools<C = unknown>(registry: ToolRegistry, options
       },
     });
   });
+}
+
+/** What the model sees when the Agents SDK fails a call before or around execute (its own text would be untyped). */
+function agentsToolError(name: string, error: unknown): string {
+  if (error instanceof ToolwrightError) return error.toToolResult();
+  if (error instanceof Error && error.message.startsWith('Invalid JSON input'))
+    return encodeToolError('INVALID_JSON', `The arguments for tool "${name}" are not valid JSON.`);
+  return encodeToolError('INTERNAL', `Tool "${name}" failed unexpectedly.`);
 }

@@ -1,4 +1,4 @@
-import { ModelError, ToolwrightError, type ErrorCode, type FieldError } from '../errors/errors';
+import { errorText, ModelError, ToolwrightError, type ErrorCode, type FieldError } from '../errors/errors';
 import type { Message } from '../session/message';
 
 /**
@@ -84,7 +84,7 @@ export class ModelCallFailedError extends AgentRunError {
   ) {
     super(
       cause instanceof ToolwrightError ? cause.code : 'MODEL_FAILED',
-      `Model "${modelName}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      `Model "${modelName}" failed: ${errorText(cause)}`,
       sessionId,
       history,
       { cause },

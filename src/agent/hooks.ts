@@ -1,4 +1,4 @@
-import type { ToolwrightError } from '../errors/errors';
+import { errorText, type ToolwrightError } from '../errors/errors';
 import type { ToolCall } from '../session/message';
 import type { RunState } from './run-state';
 import type { AgentHooks, AgentOptions, ApprovalRecord, ErrorBoundary, RunEndEvent, RunStartEvent, ToolCallEvent } from './types';
@@ -26,10 +26,7 @@ export class HookSet {
     this.onHookError =
       options.onHookError ??
       ((error, hook) =>
-        process.emitWarning(
-          `toolwright agent "${agentName}": ${hook} hook failed: ${error instanceof Error ? error.message : String(error)}`,
-          'ToolwrightHookWarning',
-        ));
+        process.emitWarning(`toolwright agent "${agentName}": ${hook} hook failed: ${errorText(error)}`, 'ToolwrightHookWarning'));
   }
 
   event(state: RunState, call: ToolCall, args: string | Record<string, unknown>, approval?: ApprovalRecord): ToolCallEvent {

@@ -175,6 +175,20 @@ function summarize(errors: readonly FieldError[], omitted: number): string {
   return more === 0 ? errors[0].message : `${errors[0].message} (and ${more} more)`;
 }
 
+/**
+ * A thrown value as text, whatever was thrown: `String()` itself throws on an object without a
+ * prototype or with a throwing `toString` (a hostile tool's rejection), which must not turn one
+ * failed call into a failed run.
+ */
+export function errorText(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 export class ToolExecutionError extends ToolwrightError {
   constructor(
     readonly toolName: string,
@@ -182,7 +196,7 @@ export class ToolExecutionError extends ToolwrightError {
     /** When the tool opted in (`@Tool({ exposeErrors: true })`), the model may see the cause's message. */
     readonly expose = false,
   ) {
-    super('TOOL_FAILED', `Tool "${toolName}" failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super('TOOL_FAILED', `Tool "${toolName}" failed: ${errorText(cause)}`, { cause });
   }
 
   override toToolResult(): string {
@@ -235,7 +249,7 @@ export class StoreUnavailableError extends ToolwrightError {
     readonly store: string,
     cause: unknown,
   ) {
-    super('STORE_UNAVAILABLE', `${store} store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super('STORE_UNAVAILABLE', `${store} store is unavailable: ${errorText(cause)}`, { cause });
   }
 }
 

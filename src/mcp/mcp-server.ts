@@ -9,12 +9,20 @@ import {
   ElicitResultSchema,
   EmptyResultSchema,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   type ElicitRequest,
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApprovalRequiredError, encodeToolError, StoreUnavailableError, ToolAbortedError, ToolwrightError } from '../errors/errors';
+import {
+  ApprovalRequiredError,
+  encodeToolError,
+  errorText,
+  StoreUnavailableError,
+  ToolAbortedError,
+  ToolwrightError,
+} from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
@@ -91,7 +99,11 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     }
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  // Registered under the method alone: the SDK parses a request with the handler's schema first, and a malformed
+  // tools/call (arguments an array, no name) would get -32603 with a schema dump; the SDK's own tools/call check then
+  // answers -32602 (Invalid params) with the reason, and the handler sees the arguments as sent.
+  server.setRequestHandler(CallToolMethod, async (raw, extra): Promise<CallToolResult> => {
+    const request = raw as CallToolRequest;
     const { name } = request.params;
     let args: string | object = request.params.arguments ?? {};
     const { key, memoryKey, identity } = mcpSessionKeys(extra, options, fallbackSessionId);
@@ -217,6 +229,8 @@ function endCancelled(server: Server, requestId: string | number): void {
     // Closed already.
   }
 }
+
+const CallToolMethod = CallToolRequestSchema.pick({ method: true }).passthrough();
 
 let sharedAjv: Ajv | undefined;
 
@@ -383,5 +397,5 @@ function errorResult(error: unknown, onError: (error: unknown) => void): CallToo
 
 function describeError(error: unknown): string {
   if (error instanceof ToolwrightError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return error instanceof Error ? (error.stack ?? error.message) : errorText(error);
 }

@@ -2,17 +2,17 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
-import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
+import { errorText, InvalidIdError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { SessionKey } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { createMcpServer, IDENTITY_KEY, mcpStoreKeys, type McpIdentity, type McpServerOptions } from './mcp-server';
 import { BodyTooLarge, readBody } from '../http/body';
+import { invalidMessage, StdioLineTransport } from './stdio';
 
 export interface StdioHandle {
   readonly server: Server;
@@ -22,7 +22,7 @@ export interface StdioHandle {
 /** Serves the registry over this process's stdin/stdout (one MCP session). Nothing else may write to stdout. */
 export async function serveStdio(registry: ToolRegistry, options: McpServerOptions = {}): Promise<StdioHandle> {
   const server = createMcpServer(registry, options);
-  await server.connect(new StdioServerTransport());
+  await server.connect(new StdioLineTransport());
   return { server, close: () => server.close() };
 }
 
@@ -102,6 +102,8 @@ interface Session {
   identity: McpIdentity;
   /** POST requests in flight: such a session is neither idle nor evicted. */
   active: number;
+  /** Ids (as JSON) of the requests in flight. */
+  inflight: Set<string>;
   timer?: NodeJS.Timeout;
 }
 
@@ -157,7 +159,7 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
   const store: SessionStore = options.store ?? new InMemoryStore();
   const memoryScope = options.memoryScope ?? (options.auth ? 'user' : 'session');
   const serverOptions: McpServerOptions = { ...options, store, memoryScope };
-  const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${String(error)}\n`));
+  const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${errorText(error)}\n`));
   const sessions = new Map<string, Session>();
   let allowedHosts = options.allowedHosts?.map((h) => h.toLowerCase());
   let allowedOrigins = options.allowedOrigins?.map((o) => o.toLowerCase());
@@ -211,6 +213,12 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
   };
 
   const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    // The transport routes a response by its request id: a second request with an id still in flight would take the
+    // first one's answer and leave one HTTP request open for good. Refused, as JSON-RPC wants ids unique.
+    const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((r) => JSON.stringify(r.id));
+    if (ids.some((id, i) => session.inflight.has(id) || ids.indexOf(id) !== i))
+      return sendError(res, 400, -32600, 'Invalid Request: a request with this id is already in progress in this session.');
+    for (const id of ids) session.inflight.add(id);
     // Only calls in flight keep a session busy: an open GET stream alone does not stop it idling out.
     const busy = req.method === 'POST';
     if (busy) session.active++;
@@ -218,6 +226,7 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     try {
       await session.transport.handleRequest(req, res, body);
     } finally {
+      for (const id of ids) session.inflight.delete(id);
       if (busy) session.active--;
       touch(session);
     }
@@ -269,6 +278,11 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       }
     }
 
+    // JSON-RPC 2.0: valid JSON that is not a request is -32600 (the transport says -32700), an empty batch too (it answers 202).
+    if (Array.isArray(body) && body.length === 0) return sendError(res, 400, -32600, 'Invalid Request: an empty batch.');
+    const invalid = req.method === 'POST' ? (Array.isArray(body) ? body : [body]).map(invalidMessage).find(Boolean) : undefined;
+    if (invalid) return sendError(res, 400, -32600, invalid);
+
     const sessionId = headerValue(req, 'mcp-session-id');
     if (options.stateless) return serveStateless(req, res, body, sessionId, identity, owner);
     if (sessionId !== undefined) {
@@ -288,7 +302,15 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
     }
 
     const server = createMcpServer(registry, serverOptions);
-    const session: Session = { id: '', transport: undefined as never, server, owner, identity: identity ?? fallbackIdentity, active: 0 };
+    const session: Session = {
+      id: '',
+      transport: undefined as never,
+      server,
+      owner,
+      identity: identity ?? fallbackIdentity,
+      active: 0,
+      inflight: new Set(),
+    };
     session.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -326,7 +348,11 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       await store.saveSession(recordKey(id, who), { set: { record }, deleted: [], appended: [] });
       return answerOnce(req, res, body, id, owner, () => id);
     }
-    const stored = await store.loadSession(recordKey(sessionId, who));
+    // An id no store can keep (InvalidIdError) names no session either: the same answer as an unknown one.
+    const stored = await store.loadSession(recordKey(sessionId, who)).catch((error: unknown) => {
+      if (error instanceof InvalidIdError) return undefined;
+      throw error;
+    });
     const record = stored?.state.record as SessionRecord | undefined;
     if (!record || record.owner !== owner) return sendError(res, 404, -32001, 'Session not found: start a new MCP session (initialize).');
     if (req.method === 'DELETE') {

@@ -72,6 +72,8 @@ export function getTransformType(target: Function, propertyName: string): ClassT
 export interface PropertyTransform {
   key: string;
   excluded: boolean;
+  /** `@Expose`d: plainToInstance sets the property (to undefined when absent: class-transformer's exposeUnsetFields). */
+  exposed: boolean;
   transforms: ((params: { value: unknown; key: string; obj: Record<string, unknown>; type: number; options: object }) => unknown)[];
 }
 
@@ -89,6 +91,7 @@ export function getPropertyTransform(target: Function, propertyName: string): Pr
   return {
     key: expose && toClass(expose.options) && expose.options?.name ? expose.options.name : propertyName,
     excluded: !!exclude && toClass(exclude.options),
+    exposed: !!expose && toClass(expose.options),
     transforms,
   };
 }

@@ -1,4 +1,4 @@
-import { isRFC3339 } from 'class-validator';
+import { isNotEmptyObject, isRFC3339 } from 'class-validator';
 import { ToolDefinitionError } from '../errors/errors';
 import {
   getConstraints,
@@ -524,7 +524,15 @@ function buildValue(
       nestedResidual: nested.residual.size > 0,
       phrases: [],
     };
-    apply(built, 'class', metas, where, owner, options.table);
+    apply(
+      built,
+      'class',
+      metas.filter((m) => m.name !== 'isNotEmptyObject'),
+      where,
+      owner,
+      options.table,
+    );
+    for (const m of metas) if (m.name === 'isNotEmptyObject') notEmptyInstance(built, kind.cls, m, options.table);
     return built;
   }
   const type: JsonSchemaType = kind.kind === 'date' ? 'string' : kind.kind;
@@ -542,6 +550,38 @@ function buildValue(
     });
   }
   return built;
+}
+
+/**
+ * `@IsNotEmptyObject` on a nested class judges the instance class-validator sees: field initializers
+ * count, keys plainToInstance drops (an `@Exclude`d property, a name the instance has a method for) do not.
+ */
+function notEmptyInstance(built: BuiltProperty, cls: ClassType, m: ValidationMetadata, table: ConstraintTable): void {
+  let probe: Record<string, unknown>;
+  try {
+    probe = new cls() as Record<string, unknown>;
+  } catch {
+    probe = Object.create(cls.prototype as object) as Record<string, unknown>;
+  }
+  const names = [...new Set([...getParams(cls).keys(), ...getConstraints(cls).keys()])];
+  const excluded = new Set(names.filter((n) => getPropertyTransform(cls, n).excluded));
+  // An @Expose'd property is on every instance (undefined when absent: exposeUnsetFields), so the instance is never empty.
+  const exposed = names.filter((n) => !excluded.has(n) && getPropertyTransform(cls, n).exposed);
+  const kept = (key: string) => !excluded.has(key) && typeof probe[key] !== 'function';
+  const initial = Object.keys(probe);
+  if (!initial.length && !exposed.length) tell(built.schema, 'minProperties', 1);
+  table.addCheck(built.validation, {
+    constraint: 'isNotEmptyObject',
+    meta: m,
+    validate: (value) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+      const view: Record<string, unknown> = {};
+      for (const name of exposed) view[name] = undefined;
+      for (const key of initial) view[key] = probe[key];
+      for (const key of Object.keys(value)) if (kept(key)) view[key] = (value as Record<string, unknown>)[key];
+      return isNotEmptyObject(view, m.constraints?.[0] as { nullable?: boolean } | undefined);
+    },
+  });
 }
 
 /** JSON Schema keywords that several constraints may each set: the model is told the strictest. */
@@ -745,7 +785,11 @@ function apply(
       case 'matches': {
         const re = c[0] instanceof RegExp ? c[0] : new RegExp(c[0], c[1]);
         if (re.flags.replace(/g/g, '')) {
-          tell(schema, 'pattern', re.source); // the model sees the pattern; its flags are enforced by the check
+          // A JSON Schema pattern has no flags: told without `i`, `m` or `s` it would refuse what the check accepts
+          // ("A" for /^[a-z]+$/i), so the model reads the regular expression in words; `u` alone is how patterns run.
+          if (re.flags.replace(/[gu]/g, ''))
+            built.phrases.push(`Must match the regular expression /${re.source}/${re.flags.replace(/g/g, '')}.`);
+          else tell(schema, 'pattern', re.source);
           check(m);
         } else set('pattern', re.source, m);
         break;
@@ -759,6 +803,12 @@ function apply(
         check(m);
     }
   }
+  // Enums with no value in common: no value passes (an empty array or an absent optional property still may), but
+  // `enum: []` is not a valid JSON Schema; `not: {}` says the same.
+  if (Array.isArray(schema.enum) && !schema.enum.length) {
+    delete schema.enum;
+    tell(schema, 'not', {});
+  }
 }
 
 /**
@@ -767,7 +817,8 @@ function apply(
  * null is copied from its JSON key (`@Expose({ name })`), nested classes and Dates converted and
  * `@Transform`s applied; unknown keys never reach the instance. Names come from the class, never
  * from the input, and are embedded as JSON string literals. A value that is not an object is
- * returned as is (as plainToInstance does), for class-validator to report on an invalid input.
+ * returned as is (as plainToInstance does), for class-validator to report on an invalid input; so is an array
+ * where the class is expected (the type error is reported once, not again for each property).
  */
 export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown>) => object {
   const body = plan.properties.map((p, i) => {
@@ -786,7 +837,7 @@ export function compileHydrator(plan: ClassPlan): (plain: Record<string, unknown
     'convert',
     'transform',
     'hasOwn',
-    `return function hydrate(plain) {\nif (plain === null || typeof plain !== 'object') return plain;\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`,
+    `return function hydrate(plain) {\nif (plain === null || typeof plain !== 'object' || Array.isArray(plain)) return plain;\nconst o = new Cls();\nlet v;\n${body.join('\n')}\nreturn o;\n}`,
   );
   return factory(
     plan.cls,

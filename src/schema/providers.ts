@@ -210,6 +210,7 @@ function strictify(input: JsonSchema): JsonSchema {
     if (keyword === 'format' && !OPENAI_STRICT_FORMATS.has(String(value))) notes.push(`format: ${String(value)}`);
     else if (keyword === 'default') notes.push(`default: ${JSON.stringify(value)}`);
     else if (keyword === 'uniqueItems' && value === true) notes.push('items must be unique');
+    else if (keyword === 'not') notes.push(notNote(value));
     else if (OPENAI_STRICT_KEYWORDS.has(keyword)) setOwn(out, keyword, value);
   }
   if (schema.oneOf && !schema.anyOf) out.anyOf = schema.oneOf;
@@ -317,6 +318,7 @@ function anthropicStrict(input: JsonSchema, root: JsonSchema): JsonSchema {
     else if (keyword === 'minItems' && (value === 0 || value === 1)) out.minItems = value;
     else if (keyword === 'required' && Array.isArray(value)) out.required = [...(value as string[])];
     else if (['properties', 'items', 'anyOf', 'oneOf', '$defs', 'definitions', 'additionalProperties'].includes(keyword)) continue;
+    else if (keyword === 'not') notes.push(notNote(value));
     else if (!SILENT_KEYWORDS.has(keyword)) notes.push(`${keyword}: ${JSON.stringify(value)}`);
   }
   if (branches) out.anyOf = branches.map((branch) => anthropicStrict(branch, root));
@@ -504,6 +506,7 @@ function toGeminiSchema(input: JsonSchema, root: JsonSchema, refs: Set<string>, 
     else notes.push(`less than ${schema.exclusiveMaximum}`);
   }
   if (schema.multipleOf !== undefined) notes.push(`multiple of ${schema.multipleOf}`);
+  if (schema.not !== undefined) notes.push(notNote(schema.not));
   if (schema.uniqueItems === true) notes.push('items must be unique');
   if (Array.isArray(schema.examples) && schema.examples.length > 0) out.example = schema.examples[0];
 
@@ -654,6 +657,19 @@ function mergeAllOf(schema: JsonSchema): JsonSchema {
 /** A root object without `properties` is a tool that takes no arguments. */
 function withEmptyProperties(schema: JsonSchema): JsonSchema {
   return schema.properties || schema.additionalProperties ? schema : { ...schema, type: 'object', properties: {} };
+}
+
+/**
+ * `not` (how `@NotEquals`, `@IsNotIn` and enums with no common value are told) in words, for the
+ * formats without the keyword: OpenAI strict mode and Gemini dropped it, so their models were never told.
+ */
+function notNote(not: unknown): string {
+  const schema = (isPlainObject(not) ? not : {}) as JsonSchema;
+  if (Object.keys(schema).length === 0) return 'no value is accepted';
+  if (schema.const !== undefined && Object.keys(schema).length === 1) return `must not be ${JSON.stringify(schema.const)}`;
+  if (Array.isArray(schema.enum) && Object.keys(schema).length === 1)
+    return `must not be one of: ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `must not match ${JSON.stringify(not)}`;
 }
 
 function withNotes<T extends { description?: string }>(schema: T, notes: string[]): T {

@@ -8,7 +8,7 @@
  */
 import type * as OTel from '@opentelemetry/api';
 import type { ModelResponse } from '../agent/model';
-import { ToolwrightError } from '../errors/errors';
+import { errorText, ToolwrightError } from '../errors/errors';
 import type { Message } from '../session/message';
 import type { TracingOptions } from './options';
 
@@ -58,7 +58,7 @@ function within<T>(span: OTel.Span, fn: () => T): T {
  */
 function endWithError(span: OTel.Span, error: unknown): void {
   span.setAttribute('error.type', errorType(error));
-  span.setStatus({ code: api!.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({ code: api!.SpanStatusCode.ERROR, message: errorText(error) });
   if (error instanceof Error) span.recordException(error);
   span.end();
 }

@@ -263,6 +263,11 @@ function checkObject(toolName: string, root: object, limits: ArgumentLimits): vo
   while (stack.length) {
     const [node, depth] = stack.pop()!;
     if (depth > limits.maxDepth) throw tooDeep(toolName, limits);
+    // A parser that assigned a `__proto__` key (a schema library's copy of JSON.parse's output) left its value as the
+    // prototype, where validators and the tool read its keys as if they were sent. Classes' prototypes (Date, arrays) pass.
+    const proto = Object.getPrototypeOf(node) as object | null;
+    if (proto !== null && proto !== Object.prototype && typeof Object.getOwnPropertyDescriptor(proto, 'constructor')?.value !== 'function')
+      throw forbiddenKey(toolName);
     const keys = Object.keys(node as object);
     if (keys.length > 1000 && !Array.isArray(node)) enumerated.set(node as object, keys); // for the all-errors report
     for (const key of keys) {

@@ -203,7 +203,8 @@ function toResponse(message: MessageLike): ModelResponse {
 
 /** Anthropic sends arguments as an object; the runner expects the JSON text. */
 function toToolCall(id: string, name: string, input: unknown): ToolCall {
-  return { id, name, arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}) };
+  // A name that is not text (absent, a number) is kept as '' so the history stays well-typed: the model is told TOOL_NOT_FOUND.
+  return { id, name: typeof name === 'string' ? name : '', arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}) };
 }
 
 function toUsage(usage: Partial<Usage> | null | undefined): ModelResponse['usage'] {

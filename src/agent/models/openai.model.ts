@@ -198,8 +198,11 @@ function toResponse(
 ): ModelResponse {
   const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) => {
     if (call.type !== 'function') return [];
-    const name = call.function.name;
-    return [{ id: call.id || `call_${randomUUID()}`, name, arguments: readArguments(call.function.arguments, strictSchemas.get(name)) }];
+    // A server may send a call without a function or with a name that is not text: the model is told TOOL_NOT_FOUND
+    // for that call (and gets its other calls' results), rather than the whole answer failing on a TypeError.
+    const fn = (call as { function?: { name?: unknown; arguments?: unknown } | null }).function;
+    const name = typeof fn?.name === 'string' ? fn.name : '';
+    return [{ id: call.id || `call_${randomUUID()}`, name, arguments: readArguments(fn?.arguments, strictSchemas.get(name)) }];
   });
   return {
     content: message.content ?? message.refusal ?? null,
