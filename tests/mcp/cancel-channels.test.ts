@@ -1,7 +1,7 @@
 /**
  * Stateless MCP servers in this process (no auth), each answering what a balancer sends it: a
  * cancellation that lands on the server not running the call still reaches it through the
- * store's channels (in process for the in-memory and SQLite stores), and a channel backend that
+ * store's channels (in process for the in-memory store; a table polled with PRAGMA data_version for SQLite), and a channel backend that
  * is down costs only the cancellation: calls go on, each server reports it (onError), nothing throws.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
