@@ -1,50 +1,18 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import {
-  ArrayContains,
   ArrayMaxSize,
-  ArrayMinSize,
-  ArrayNotContains,
-  ArrayNotEmpty,
-  ArrayUnique,
-  Contains,
   Equals,
-  IsAlpha,
-  IsAlphanumeric,
   IsArray,
   IsBoolean,
-  IsBooleanString,
-  IsDateString,
   IsDivisibleBy,
-  IsEmail,
-  IsEnum,
-  IsHexColor,
-  IsIn,
   IsInt,
-  IsIP,
-  IsLatitude,
-  IsLongitude,
-  IsLowercase,
-  IsMongoId,
-  IsNegative,
-  IsNotEmpty,
-  IsNotIn,
   IsNumber,
-  IsNumberString,
   IsObject,
   IsOptional,
-  IsPositive,
   IsString,
-  IsUppercase,
-  IsUrl,
-  IsUUID,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
   Min,
   MinLength,
-  NotEquals,
   Validate,
   ValidateIf,
   ValidateNested,
@@ -55,6 +23,7 @@ import {
 } from 'class-validator';
 import { plainToInstance, Type } from 'class-transformer';
 import { Param, Tool, ToolInputError, ToolRegistry, ToolwrightError, type ClassType, type ParamOptions } from 'toolwright';
+import { c, NUMBER, NUMBERS, small, STRING, STRINGS, type Decorated } from '../support/constraint-pools';
 
 /*
  * A seeded differential test with class-validator 0.15 as the oracle: random input classes over
@@ -90,11 +59,6 @@ class EvenLater implements ValidatorConstraintInterface {
   }
 }
 
-enum Color {
-  Red = 'red',
-  Green = 'green',
-}
-
 class Inner {
   @Param() @IsString() @MinLength(2) sku!: string;
   @Param() @IsOptional() @IsInt() @Min(0) qty?: number;
@@ -114,79 +78,12 @@ interface PropertySpec {
   decorators: PropertyDecorator[];
 }
 
-const small = fc.integer({ min: 0, max: 5 });
-const word = fc.constantFrom('a', 'ab', 'abc', 'A', 'x', 'root', 'red', '1');
-const regex = fc.constantFrom(/^[a-z]+$/, /[A-Z]/, /[0-9]/, /^a/, /b$/, /^\w{2,3}$/, /^[a-z]+$/i, /x/);
-
-/** One constraint: its label and decorator, for a property of the given kind. */
-type ConstraintArb = fc.Arbitrary<[string, PropertyDecorator]>;
-const c = (label: string, decorator: PropertyDecorator): ConstraintArb => fc.constant([label, decorator]);
-
-const STRING_CONSTRAINTS: ConstraintArb[] = [
-  small.map((n) => [`MinLength(${n})`, MinLength(n)]),
-  small.map((n) => [`MaxLength(${n})`, MaxLength(n)]),
-  fc.tuple(small, small).map(([a, b]) => [`Length(${a}, ${a + b})`, Length(a, a + b)]),
-  c('IsNotEmpty', IsNotEmpty()),
-  regex.map((r) => [`Matches(${r})`, Matches(r)]),
-  c('IsEmail', IsEmail()),
-  fc.constantFrom('4', 'all', undefined).map((v) => [`IsUUID(${v})`, IsUUID(v as '4')]),
-  c('IsUrl', IsUrl()),
-  c('IsDateString', IsDateString()),
-  c('IsAlpha', IsAlpha()),
-  c('IsAlphanumeric', IsAlphanumeric()),
-  c('IsUppercase', IsUppercase()),
-  c('IsLowercase', IsLowercase()),
-  c('IsHexColor', IsHexColor()),
-  c('IsNumberString', IsNumberString()),
-  c('IsBooleanString', IsBooleanString()),
-  fc.constantFrom(4, 6, undefined).map((v) => [`IsIP(${v})`, IsIP(v as 4)]),
-  c('IsMongoId', IsMongoId()),
-  word.map((w) => [`Contains(${w})`, Contains(w)]),
-  word.map((w) => [`NotEquals(${w})`, NotEquals(w)]),
-  word.map((w) => [`Equals(${w})`, Equals(w)]),
-  fc.uniqueArray(word, { minLength: 1, maxLength: 3 }).map((ws) => [`IsIn(${ws.join(',')})`, IsIn(ws)]),
-  fc.uniqueArray(word, { minLength: 1, maxLength: 3 }).map((ws) => [`IsNotIn(${ws.join(',')})`, IsNotIn(ws)]),
-  c('IsEnum(Color)', IsEnum(Color)),
-  c('Validate(NoDigits)', Validate(NoDigits)),
-];
-
-const NUMBER_CONSTRAINTS: ConstraintArb[] = [
-  fc.integer({ min: -3, max: 10 }).map((n) => [`Min(${n})`, Min(n)]),
-  fc.integer({ min: -3, max: 10 }).map((n) => [`Max(${n})`, Max(n)]),
-  c('IsPositive', IsPositive()),
-  c('IsNegative', IsNegative()),
-  fc.integer({ min: 1, max: 7 }).map((n) => [`IsDivisibleBy(${n})`, IsDivisibleBy(n)]),
-  fc.uniqueArray(fc.integer({ min: -2, max: 5 }), { minLength: 1, maxLength: 3 }).map((ns) => [`IsIn(${ns.join(',')})`, IsIn(ns)]),
-  fc.uniqueArray(fc.integer({ min: -2, max: 5 }), { minLength: 1, maxLength: 3 }).map((ns) => [`IsNotIn(${ns.join(',')})`, IsNotIn(ns)]),
-  fc.integer({ min: -2, max: 5 }).map((n) => [`NotEquals(${n})`, NotEquals(n)]),
-  c('IsLatitude', IsLatitude()),
-  c('IsLongitude', IsLongitude()),
-  c('IsNotEmpty', IsNotEmpty()),
-  c('Validate(EvenLater)', Validate(EvenLater)),
-];
-
-const STRINGS_CONSTRAINTS: ConstraintArb[] = [
-  small.map((n) => [`ArrayMinSize(${n})`, ArrayMinSize(n)]),
-  small.map((n) => [`ArrayMaxSize(${n})`, ArrayMaxSize(n)]),
-  c('ArrayNotEmpty', ArrayNotEmpty()),
-  c('ArrayUnique', ArrayUnique()),
-  fc.uniqueArray(word, { minLength: 1, maxLength: 2 }).map((ws) => [`ArrayContains(${ws.join(',')})`, ArrayContains(ws)]),
-  fc.uniqueArray(word, { minLength: 1, maxLength: 2 }).map((ws) => [`ArrayNotContains(${ws.join(',')})`, ArrayNotContains(ws)]),
-  small.map((n) => [`MinLength(${n}, each)`, MinLength(n, { each: true })]),
-  small.map((n) => [`MaxLength(${n}, each)`, MaxLength(n, { each: true })]),
-  fc.uniqueArray(word, { minLength: 1, maxLength: 3 }).map((ws) => [`IsIn(${ws.join(',')}, each)`, IsIn(ws, { each: true })]),
-  regex.map((r) => [`Matches(${r}, each)`, Matches(r, { each: true })]),
-  c('IsAlpha(each)', IsAlpha(undefined, { each: true })),
-];
-
-const NUMBERS_CONSTRAINTS: ConstraintArb[] = [
-  small.map((n) => [`ArrayMinSize(${n})`, ArrayMinSize(n)]),
-  small.map((n) => [`ArrayMaxSize(${n})`, ArrayMaxSize(n)]),
-  c('ArrayUnique', ArrayUnique()),
-  fc.integer({ min: -2, max: 5 }).map((n) => [`Min(${n}, each)`, Min(n, { each: true })]),
-  fc.integer({ min: -2, max: 5 }).map((n) => [`Max(${n}, each)`, Max(n, { each: true })]),
-  c('IsPositive(each)', IsPositive({ each: true })),
-];
+/** One constraint: its label and decorator, for a property of the given kind (the pools agreement-deep.test.ts draws from, and two custom validators). */
+type ConstraintArb = fc.Arbitrary<Decorated>;
+const STRING_CONSTRAINTS: ConstraintArb[] = [...STRING, c('Validate(NoDigits)', Validate(NoDigits))];
+const NUMBER_CONSTRAINTS: ConstraintArb[] = [...NUMBER, c('Validate(EvenLater)', Validate(EvenLater))];
+const STRINGS_CONSTRAINTS = STRINGS;
+const NUMBERS_CONSTRAINTS = NUMBERS;
 
 /** The type constraint every property carries, and the constraints it may add. */
 const KINDS: Record<Kind, { type: [string, PropertyDecorator[]]; param?: ParamOptions; pool: ConstraintArb[] }> = {
