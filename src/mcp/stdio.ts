@@ -105,7 +105,7 @@ export class StdioLineTransport implements Transport {
     const id = record?.id;
     // A notification (a method, no id) gets no response, even a wrong one (JSON-RPC 2.0).
     if (record && typeof record.method === 'string' && !('id' in record)) return;
-    this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, invalidMessage(value)!);
+    this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, invalidRequest(parsed.error.issues[0]));
   }
 
   private reply(id: Id | null, code: number, message: string): void {
@@ -116,10 +116,12 @@ export class StdioLineTransport implements Transport {
 /** Why a parsed JSON value is not a JSON-RPC 2.0 message MCP takes (for a -32600 answer), or undefined when it is one. */
 export function invalidMessage(value: unknown): string | undefined {
   const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
+  return parsed.success ? undefined : invalidRequest(parsed.error.issues[0]);
+}
+
+function invalidRequest(issue: { path: readonly PropertyKey[]; message: string } | undefined): string {
   const detail = issue?.path.length
-    ? `${issue.path.join('.')}: ${issue.message}`
+    ? `${issue.path.map(String).join('.')}: ${issue.message}`
     : 'not a JSON-RPC 2.0 message (jsonrpc "2.0", a string or number id, a method, params an object; progressToken a string or number)';
   return `Invalid Request: ${detail}`;
 }

@@ -548,9 +548,8 @@ function buildEntry(
     parse = (raw) => {
       const value = parseArguments(name, raw, limits);
       if (typeof raw === 'string' && raw.length > LARGE_TEXT) {
-        // The report decides (empty only if `valid` agrees), reusing the key walk's lists of large objects.
-        const list = validation.report(value);
-        return list.errors.length === 0 ? value : inputError(name, list);
+        const list = reportFirst(validation, value);
+        return list === undefined ? value : inputError(name, list);
       }
       return validation.valid(value) ? value : inputError(name, validation.report(value));
     };
@@ -650,6 +649,15 @@ function guarded(name: string, parse: Entry['parse']): Entry['parse'] {
   };
 }
 
+/**
+ * A large text's verdict: the all-errors report first, reusing the key walk's lists of large objects
+ * (see `enumerated`); undefined (accepted) only when the first-error validator agrees.
+ */
+function reportFirst(validation: ClassValidation, value: unknown): FieldErrorList | undefined {
+  const list = validation.report(value);
+  return list.errors.length === 0 && validation.valid(value) ? undefined : list;
+}
+
 function compileInput(name: string, plan: ClassPlan, validation: ClassValidation, limits: ArgumentLimits): Entry['parse'] {
   const hydrate = compileHydrator(plan);
   const residual = compileResidual(plan.residual);
@@ -664,10 +672,8 @@ function compileInput(name: string, plan: ClassPlan, validation: ClassValidation
     const later = keyCount !== undefined && typeof raw === 'string' && !large;
     const value = parseArguments(name, raw, limits, plan.freeForm, !later);
     let list: FieldErrorList | undefined;
-    if (large) {
-      list = validation.report(value);
-      if (list.errors.length === 0 && validation.valid(value)) list = undefined;
-    } else if (!validation.valid(value)) {
+    if (large) list = reportFirst(validation, value);
+    else if (!validation.valid(value)) {
       if (later) checkKeys(name, raw, value); // forbidden and repeated keys are answered before the validation errors
       list = validation.report(value);
     }
