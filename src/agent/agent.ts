@@ -115,17 +115,22 @@ export class Agent {
     return agent.continue(options, decisions, events, cancel);
   }
 
+  /** `run`, or with `events` a streamed run: its failure goes to the stream (`events.end`) and its promise does not reject. */
   private async begin(input: string, options: RunOptions, events: RunEvents | undefined, cancel?: Cancellation): Promise<RunResult> {
-    const { state, pending } = await this.runs.open(options, input, cancel ?? options.signal);
-    if (pending)
-      throw new RunPausedError(
-        options.sessionId,
-        pending.approvals.map((a) => a.toolCallId),
-      );
-    state.context.setUserInput(input);
-    state.context.addMessage({ role: 'user', content: input });
-    state.events = events;
-    return this.traced(state, () => this.drive(state, undefined));
+    try {
+      const { state, pending } = await this.runs.open(options, input, cancel ?? options.signal);
+      if (pending)
+        throw new RunPausedError(
+          options.sessionId,
+          pending.approvals.map((a) => a.toolCallId),
+        );
+      state.context.setUserInput(input);
+      state.context.addMessage({ role: 'user', content: input });
+      state.events = events;
+      return this.ended(state, await this.traced(state, undefined));
+    } catch (error) {
+      return this.failed(events, error);
+    }
   }
 
   /**
@@ -145,12 +150,38 @@ export class Agent {
     events: RunEvents | undefined,
     cancel?: Cancellation,
   ): Promise<RunResult> {
-    const approver = approverOf(options.approver);
-    const { state, pending } = await this.runs.open(options, undefined, cancel ?? options.signal);
-    if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
-    const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) => this.tools.checkEdit(approval, edited));
-    state.events = events;
-    return this.traced(state, () => this.drive(state, next));
+    try {
+      const approver = approverOf(options.approver);
+      const { state, pending } = await this.runs.open(options, undefined, cancel ?? options.signal);
+      if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
+      const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) =>
+        this.tools.checkEdit(approval, edited),
+      );
+      state.events = events;
+      return this.ended(state, await this.traced(state, next));
+    } catch (error) {
+      return this.failed(events, error);
+    }
+  }
+
+  /**
+   * A streamed run's last events, once it saved and its span ended: approval-required per call a
+   * pause waits on, then run-end, which ends the stream (its reader's next read is done at once).
+   */
+  private ended(state: RunState, result: RunResult): RunResult {
+    const events = state.events;
+    if (events) {
+      for (const approval of result.approvals) events.emit({ type: 'approval-required', runId: state.runId, approval });
+      events.emit({ type: 'run-end', runId: state.runId, result });
+    }
+    return result;
+  }
+
+  /** A run's failure: thrown by `run`, handed to the stream (whose reader gets it) when streamed. */
+  private failed(events: RunEvents | undefined, error: unknown): RunResult {
+    if (events === undefined) throw error;
+    events.end(true, error);
+    return undefined as unknown as RunResult; // never read: a streamed run's result reaches its reader as run-end
   }
 
   /** Approves one pending call, optionally with edited arguments. */
@@ -226,10 +257,6 @@ export class Agent {
       throw error;
     }
     if (hooks.observed) await hooks.emitEnd(state, result.status, undefined);
-    if (state.events) {
-      for (const approval of result.approvals) state.events.emit({ type: 'approval-required', runId: state.runId, approval });
-      state.events.emit({ type: 'run-end', runId: state.runId, result });
-    }
     return result;
   }
 
@@ -354,11 +381,12 @@ export class Agent {
     return this.catalog.select(state.context, state.input, state.tags);
   }
 
-  /** A run or resume as an `invoke_agent` span, while the app has a tracer provider registered. */
-  private traced(state: RunState, drive: () => Promise<RunResult>): Promise<RunResult> {
+  /** A run or resume, as an `invoke_agent` span while the app has a tracer provider registered. */
+  private traced(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
     const tracer = activeTracer();
-    if (tracer === undefined) return drive();
-    return traceAgentRun(tracer, { agentName: this.name, modelName: this.model.name, conversationId: state.key.sessionId }, drive);
+    if (tracer === undefined) return this.drive(state, pending);
+    const info = { agentName: this.name, modelName: this.model.name, conversationId: state.key.sessionId };
+    return traceAgentRun(tracer, info, () => this.drive(state, pending));
   }
 
   /** One model call (generated or streamed), as a `chat` span when the app traces. */

@@ -9,14 +9,18 @@ export class StreamClosedReason extends Error {
   }
 }
 
-/** Where a run reports its events: the stream its consumer reads (a method, so a streamed run needs no closure for it). */
+/** Where a streamed run reports its events and its end (methods of the stream: no closure a run). */
 export interface RunEvents {
+  /** An event; `run-end` (sent once the run saved) also ends the stream. */
   emit(event: AgentEvent): void;
+  /** The run is over: `failed` with the error the reader gets after the events, or done. Only the first end counts. */
+  end(failed: boolean, error: unknown): void;
 }
 
 /**
  * Starts the run a stream reports: a plain function and its arguments, kept on the stream (no
- * closure over them a run).
+ * closure over them a run). It reports its end through `events.end` (not by settling its promise,
+ * which would take two handlers and a promise a run to hear) and its promise does not reject.
  */
 export type StartRun<T, A, B> = (events: RunEvents, cancel: Cancellation, target: T, a: A, b: B) => Promise<unknown>;
 
@@ -28,9 +32,13 @@ type Reject = (error: unknown) => void;
  * its own pace (events queue until read). Leaving early (`return()`, i.e. break or an exception in
  * a `for await`) aborts the run's signal and waits until the run has settled and saved, so the
  * session is well-formed when the loop is left. A run that fails makes the iterator throw its
- * error after the events before it.
+ * error after the events before it. The stream is also the run's Cancellation (one object a
+ * streamed run, not two), linked to the caller's signal on the first read.
  */
-export class RunEventStream<T = undefined, A = undefined, B = undefined> implements AsyncIterableIterator<AgentEvent>, RunEvents {
+export class RunEventStream<T = undefined, A = undefined, B = undefined>
+  extends Cancellation
+  implements AsyncIterableIterator<AgentEvent>, RunEvents
+{
   /**
    * Events not yet read, [head, tail); created when the run first gets ahead of its reader. Both
    * lists are reused by index, never truncated (truncating frees the array's storage, so the next
@@ -46,21 +54,22 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
   private readonly waiting: (Resolve | Reject | undefined)[] = [undefined, undefined];
   private waitHead = 0;
   private waitTail = 0;
-  private running?: Promise<void>;
+  private running?: Promise<unknown>;
   private settled = false;
   private failed = false;
   private error: unknown;
   private closed = false;
-  /** Created on the first read: a stream never read links nothing to the caller's signal. */
-  private cancel?: Cancellation;
 
   constructor(
-    private readonly outer: AbortSignal | undefined,
+    outer: AbortSignal | undefined,
     private readonly start: StartRun<T, A, B>,
     private readonly target?: T,
     private readonly a?: A,
     private readonly b?: B,
-  ) {}
+  ) {
+    super();
+    this.outer = outer; // linked on the first read: a stream never read links nothing to the caller's signal
+  }
 
   [Symbol.asyncIterator](): this {
     return this;
@@ -69,7 +78,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
   next(): Promise<IteratorResult<AgentEvent>> {
     if (!this.running && !this.closed) this.begin();
     if (this.head < this.tail) return Promise.resolve({ value: this.take(), done: false });
-    if (this.closed || this.settled) return this.end();
+    if (this.closed || this.settled) return this.last();
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- read by `park` at once, inside `new Promise`
     parking = this;
     return new Promise(park);
@@ -81,7 +90,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
     this.queue = undefined;
     this.head = this.tail = 0;
     if (running && !this.settled) {
-      this.cancel!.abort(new StreamClosedReason());
+      this.abort(new StreamClosedReason());
       await running;
     }
     this.failed = false; // the consumer left: the run's cancellation is not its error
@@ -96,7 +105,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
   }
 
   /**
-   * Ends every waiting read, oldest first, as `end` answers reads: the run's error to the first if
+   * Ends every waiting read, oldest first, as `last` answers reads: the run's error to the first if
    * it failed, done to the others (a loop, not a callback: no closure when a run ends).
    */
   private endWaiting(): void {
@@ -125,6 +134,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
     if (at === this.waitTail) {
       // Two slots: the reader is rarely more than one event behind (the array grows if it is).
       (this.queue ??= [undefined, undefined])[this.tail++] = event;
+      if (event.type === 'run-end') this.end(false, undefined);
       return;
     }
     const resolve = waiting[at] as Resolve;
@@ -132,35 +142,33 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined> impleme
     if (at + 2 === this.waitTail) this.waitHead = this.waitTail = 0;
     else this.waitHead = at + 2;
     resolve({ value: event, done: false });
+    // The run saved before its last event: the read after it is answered done at once, not left waiting for the run's promise.
+    if (event.type === 'run-end') this.end(false, undefined);
   }
 
   private begin(): void {
-    // No AbortSignal here: the run's Cancellation creates one only when a tool or the model reads it.
-    const cancel = (this.cancel = new Cancellation(this.outer));
-    let started: Promise<unknown>;
+    // No AbortSignal here: the stream's Cancellation creates one only when a tool or the model reads it.
+    if (this.outer) this.link();
     try {
-      started = this.start(this, cancel, this.target!, this.a!, this.b!);
+      this.running = this.start(this, this, this.target!, this.a!, this.b!);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the run's own (typed) error, passed on unchanged
-      started = Promise.reject(error);
+      this.end(true, error);
     }
-    this.running = started.then(
-      () => this.finish(false, undefined),
-      (error: unknown) => this.finish(true, error),
-    );
   }
 
-  private finish(failed: boolean, error: unknown): void {
-    this.cancel!.dispose();
+  /** The run is over (saved): reads waiting now get its error (the first) or done. */
+  end(failed: boolean, error: unknown): void {
+    if (this.settled) return;
+    this.dispose();
     this.settled = true;
     this.failed = failed;
     this.error = error;
-    // Reads waiting now (the queue is empty): the run's error to the first, done to the others, as `end` gives them.
+    // Reads waiting now (the queue is empty): the run's error to the first, done to the others, as `last` gives them.
     if (this.waitHead !== this.waitTail) this.endWaiting();
   }
 
   /** After the last event: the run's error once, then done. */
-  private end(): Promise<IteratorResult<AgentEvent>> {
+  private last(): Promise<IteratorResult<AgentEvent>> {
     this.closed = true;
     if (this.failed) {
       this.failed = false;

@@ -10,17 +10,23 @@ export class Cancellation {
   private controller?: AbortController;
   /** Internal listeners (the registry's per-call race, a streamed model turn): a plain list, no EventTarget. */
   private listeners?: (() => void)[];
-  private readonly outer?: AbortSignal;
-  private readonly onOuterAbort?: () => void;
+  /** The caller's signal this one follows (linked by `link`, unlinked by `dispose`). */
+  protected outer?: AbortSignal;
+  private onOuterAbort?: () => void;
 
   /** Linked to `outer` (a caller's signal) by one listener on it, removed by `dispose`. */
   constructor(outer?: AbortSignal) {
-    if (!outer) return;
+    this.outer = outer;
+    if (outer) this.link();
+  }
+
+  /** Follows `outer`: aborted now if it already is, else when it fires. */
+  protected link(): void {
+    const outer = this.outer!;
     if (outer.aborted) {
       this.abort(outer.reason);
       return;
     }
-    this.outer = outer;
     this.onOuterAbort = () => this.abort(outer.reason);
     outer.addEventListener('abort', this.onOuterAbort, { once: true });
   }

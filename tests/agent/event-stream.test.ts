@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { AgentEvent } from 'toolwright';
-import { RunEventStream } from '../../src/agent/event-stream';
+import { RunEventStream, type RunEvents } from '../../src/agent/event-stream';
+import type { Cancellation } from '../../src/registry/cancellation';
 
 /**
  * The hand-off between a run and its reader (queue and waiting reads reused by index, one
@@ -18,6 +19,15 @@ const settle = (read: Promise<IteratorResult<AgentEvent>>): Promise<Outcome> =>
     (error: unknown): Outcome => ({ error }),
   );
 
+/** A run as the agent starts one: its end (done or its error) reported to the stream once it settles. */
+const runOf =
+  (body: (events: RunEvents, cancel: Cancellation) => Promise<void>) =>
+  (events: RunEvents, cancel: Cancellation): Promise<void> =>
+    body(events, cancel).then(
+      () => events.end(false, undefined),
+      (error: unknown) => events.end(true, error),
+    );
+
 describe('RunEventStream hand-off', () => {
   it('for any pace of the run and of the reads (awaited or not), reads get the events in order, then the error once, then done', async () => {
     // The run: bursts of events, a few microtasks (or a macrotask) between them; then it ends or fails.
@@ -30,14 +40,17 @@ describe('RunEventStream hand-off', () => {
         async (bursts, fails, readBatches) => {
           const failure = new Error('run failed');
           const total = bursts.reduce((n, b) => n + b.events, 0);
-          const stream = new RunEventStream(undefined, async (events) => {
-            let n = 0;
-            for (const b of bursts) {
-              for (let i = 0; i < b.events; i++) events.emit(event(++n));
-              await (b.pause === 'micro' ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve)));
-            }
-            if (fails) throw failure;
-          });
+          const stream = new RunEventStream(
+            undefined,
+            runOf(async (events) => {
+              let n = 0;
+              for (const b of bursts) {
+                for (let i = 0; i < b.events; i++) events.emit(event(++n));
+                await (b.pause === 'micro' ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve)));
+              }
+              if (fails) throw failure;
+            }),
+          );
           const outcomes: Outcome[] = [];
           // Keep reading in batches (each batch's reads issued at once, then awaited) until done twice.
           for (let k = 0; outcomes.filter((o) => 'done' in o).length < 2; k++) {
@@ -58,13 +71,16 @@ describe('RunEventStream hand-off', () => {
   it('return() while reads wait: the run is cancelled, waits for it, and every waiting read ends done', async () => {
     let seen: unknown;
     let settled = false;
-    const stream = new RunEventStream(undefined, async (events, cancel) => {
-      events.emit(event(1));
-      await new Promise<void>((resolve) => cancel.onAbort(resolve));
-      seen = cancel.reason;
-      await new Promise((resolve) => setImmediate(resolve)); // the save
-      settled = true;
-    });
+    const stream = new RunEventStream(
+      undefined,
+      runOf(async (events, cancel) => {
+        events.emit(event(1));
+        await new Promise<void>((resolve) => cancel.onAbort(resolve));
+        seen = cancel.reason;
+        await new Promise((resolve) => setImmediate(resolve)); // the save
+        settled = true;
+      }),
+    );
     await expect(stream.next()).resolves.toEqual({ value: event(1), done: false });
     const waiting = [stream.next(), stream.next()];
     await expect(stream.return()).resolves.toEqual({ value: undefined, done: true });
@@ -81,12 +97,15 @@ describe('RunEventStream hand-off', () => {
     // Each run emits its own turn numbers a microtask apart; the reads of all streams wait at the same time.
     const streams = [100, 200, 300].map(
       (base) =>
-        new RunEventStream(undefined, async (events) => {
-          for (let i = 1; i <= 3; i++) {
-            await Promise.resolve();
-            events.emit(event(base + i));
-          }
-        }),
+        new RunEventStream(
+          undefined,
+          runOf(async (events) => {
+            for (let i = 1; i <= 3; i++) {
+              await Promise.resolve();
+              events.emit(event(base + i));
+            }
+          }),
+        ),
     );
     const rounds: Outcome[][] = [];
     for (let k = 0; k < 4; k++) rounds.push(await Promise.all(streams.map((stream) => settle(stream.next()))));

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -88,6 +89,16 @@ class BoomTool implements ToolInterface<OrderInput> {
 class PayTool implements ToolInterface<OrderInput> {
   execute({ order_id }: OrderInput) {
     return { refunded: order_id };
+  }
+}
+
+/** Keeps the signal it was given (as a tool that starts background work would). */
+const kept: AbortSignal[] = [];
+@Tool({ name: 'keep', description: 'Keeps its signal', input: OrderInput })
+class KeepTool implements ToolInterface<OrderInput> {
+  execute({ order_id }: OrderInput, context: AgentContext) {
+    kept.push(context.signal!);
+    return { order_id };
   }
 }
 
@@ -323,6 +334,30 @@ describe('agent.stream: leaving early cancels the run', () => {
       const next = new Agent({ name: 'desk', model: new ScriptedModel([{ text: 'back' }]), tools: TOOLS, store });
       await expect(next.run('again', who())).resolves.toMatchObject({ status: 'completed', output: 'back' });
       expectWellFormed((await store.loadSession({ sessionId: 's-1' }))!.history);
+      await (store as { close?: () => Promise<void> }).close?.();
+    });
+
+    it("break at run-end cancels nothing: the run is completed and saved, a kept signal never fires, the caller's signal is let go", async () => {
+      const store = makeStore();
+      kept.length = 0;
+      const caller = new AbortController();
+      const model = new ScriptedModel([{ toolCalls: [{ id: 'k1', name: 'keep', arguments: { order_id: 'A-1' } }] }, { text: 'kept' }]);
+      const agent = new Agent({ name: 'desk', model, tools: [KeepTool], store });
+      let result: RunResult | undefined;
+      for await (const event of agent.stream('go', { ...who('s-end'), signal: caller.signal })) {
+        if (event.type !== 'run-end') continue;
+        result = event.result;
+        break;
+      }
+      expect(result).toMatchObject({ status: 'completed', output: 'kept' });
+      expect(kept).toHaveLength(1);
+      expect(kept[0].aborted).toBe(false);
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+      caller.abort();
+      expect(kept[0].aborted).toBe(false);
+      const history = (await store.loadSession({ sessionId: 's-end' }))!.history;
+      expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(history.at(-1)).toMatchObject({ content: 'kept' });
       await (store as { close?: () => Promise<void> }).close?.();
     });
 
