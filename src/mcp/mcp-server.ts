@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -8,13 +10,21 @@ import {
   CallToolRequestSchema,
   ElicitResultSchema,
   EmptyResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolRequest,
   type CallToolResult,
   type ElicitRequest,
+  type Notification,
+  type Request,
+  type Result,
   type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import {
   ApprovalRequiredError,
   encodeToolError,
@@ -78,7 +88,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   const onError = options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${describeError(error)}\n`));
   const { tools, toolByName, byName } = registryTools(registry);
 
-  const server = new Server(
+  const server = new ParamsCheckedServer(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
     { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator },
   );
@@ -231,6 +241,41 @@ function endCancelled(server: Server, requestId: string | number): void {
 }
 
 const CallToolMethod = CallToolRequestSchema.pick({ method: true }).passthrough();
+
+/** Schemas that match a request by its method alone (one a method, shared by every session's Server). */
+const methodOnly = new Map<string, AnyObjectSchema>();
+
+/**
+ * A Server whose requests with params their schema refuses get -32602 (Invalid params), as JSON-RPC
+ * says. The SDK parses a request with its handler's schema before the handler runs and answers a
+ * failure -32603 (Internal error) with the validation dump. Every handler, the SDK's own
+ * `initialize` and `ping` included (registered from its constructors), is registered under its
+ * method alone and checks its params here. `tools/call` is left to the SDK, which checks it the same way.
+ */
+class ParamsCheckedServer extends Server {
+  override setRequestHandler<T extends AnyObjectSchema>(
+    schema: T,
+    handler: (
+      request: SchemaOutput<T>,
+      extra: RequestHandlerExtra<ServerRequest | Request, ServerNotification | Notification>,
+    ) => ServerResult | Result | Promise<ServerResult | Result>,
+  ): void {
+    const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
+    if (method === 'tools/call') return super.setRequestHandler(schema, handler);
+    let byMethod = methodOnly.get(method);
+    if (!byMethod) methodOnly.set(method, (byMethod = z.object({ method: z.literal(method) }).passthrough()));
+    const full = schema as unknown as z.ZodType<SchemaOutput<T>>;
+    super.setRequestHandler(byMethod, (request, extra) => {
+      const parsed = full.safeParse(request);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+        throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request${where}: ${issue?.message ?? 'refused'}`);
+      }
+      return handler(parsed.data, extra);
+    });
+  }
+}
 
 let sharedAjv: Ajv | undefined;
 

@@ -49,6 +49,7 @@ const HOSTILE: Array<[string, string, Expect]> = [
   ['arguments null', call(105, 'grant', null), { error: -32602 }],
   ['no params', rpc(106, 'tools/call'), { error: -32602 }],
   ['a tool name that is a number', rpc(107, 'tools/call', { name: 5 }), { error: -32602 }],
+  ['tools/list with a number cursor', rpc(122, 'tools/list', { cursor: 5 }), { error: -32602 }],
   ['an object progress token', call(108, 'grant', { user: 'u' }, { progressToken: { a: 1 } }), { error: -32600 }],
   ['a boolean progress token', call(109, 'grant', { user: 'u' }, { progressToken: true }), { error: -32600 }],
   ['an unknown tool', call(110, 'nope', {}), { tool: 'TOOL_NOT_FOUND' }],
