@@ -68,6 +68,19 @@ describe('RunEventStream hand-off', () => {
     );
   });
 
+  it('a start that throws at once: the first read rejects with its error, then done, and the run is started once', async () => {
+    const failure = new Error('could not start');
+    let starts = 0;
+    const stream = new RunEventStream(undefined, () => {
+      starts++;
+      throw failure;
+    });
+    await expect(stream.next()).rejects.toBe(failure);
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+    expect(starts).toBe(1);
+  });
+
   it('return() while reads wait: the run is cancelled, waits for it, and every waiting read ends done', async () => {
     let seen: unknown;
     let settled = false;
