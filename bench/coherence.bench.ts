@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { MemoryEntry } from '../src/session/snapshots';
 import type { SessionStore } from '../src/stores/store';
-import { startPostgres, startRedis } from '../tests/support/servers';
+import { startRedisAndPostgres } from '../tests/support/servers';
 import { ms, print, table } from './scale/scale';
 
 type Stores = {
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const baseArg = process.argv.find((a) => a.startsWith('--base='));
   const variants: Array<[string, Stores]> = [['this commit', loadStores(resolve(__dirname, '..'))]];
   if (baseArg) variants.unshift([`base (${baseArg.slice(7)})`, loadStores(resolve(baseArg.slice(7)))]);
-  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  const [redis, postgres] = await startRedisAndPostgres();
   const dir = mkdtempSync(join(tmpdir(), 'tw-coherence-'));
   const opened: SessionStore[] = [];
   const writers: NodeJS.Timeout[] = [];

@@ -12,7 +12,7 @@ import { PostgresStore } from '../src/stores/postgres.store';
 import { RedisStore } from '../src/stores/redis.store';
 import { SqliteStore } from '../src/stores/sqlite.store';
 import type { SessionStore } from '../src/stores/store';
-import { startPostgres, startRedis } from '../tests/support/servers';
+import { startRedisAndPostgres } from '../tests/support/servers';
 
 const TURNS = 500;
 const PARALLEL_SESSIONS = 100;
@@ -74,7 +74,7 @@ async function measure(name: string, store: SessionStore) {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tw-bench-'));
-  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  const [redis, postgres] = await startRedisAndPostgres();
   const stores: Array<[string, SessionStore]> = [
     ['in-memory', new InMemoryStore()],
     ['SQLite (file, WAL)', new SqliteStore({ path: join(dir, 'bench.db') })],

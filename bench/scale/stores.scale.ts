@@ -16,7 +16,7 @@ import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
-import { startPostgres, startRedis } from '../../tests/support/servers';
+import { startRedisAndPostgres } from '../../tests/support/servers';
 import { median, ms, num, print, table } from './scale';
 
 /**
@@ -99,7 +99,7 @@ async function seedHistory(store: SessionStore, sessionId: string, size: number)
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'tw-scale-'));
-  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  const [redis, postgres] = await startRedisAndPostgres();
   const stores: Array<[string, SessionStore]> = [
     ['in-memory', new InMemoryStore()],
     ['SQLite', new SqliteStore({ path: join(dir, 'state.db') })],

@@ -11,7 +11,7 @@ import { Agent } from '../../src/agent/agent';
 import { ScriptedModel } from '../../src/agent/models/scripted.model';
 import type { Message } from '../../src/session/message';
 import { MarkTool, openStore, type AgentWorkerArgs } from '../support/agent-worker';
-import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
 
 const ROOT = resolve(__dirname, '../..');
 const WORKER = join(ROOT, 'tests/support/agent-worker.ts');
@@ -62,7 +62,7 @@ let redis: RedisServer;
 let postgres: PostgresServer;
 const dir = mkdtempSync(join(tmpdir(), 'tw-mp-agent-'));
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  [redis, postgres] = await startRedisAndPostgres();
 }, 60_000);
 afterAll(async () => {
   await Promise.all([redis?.destroy(), postgres?.destroy()]);

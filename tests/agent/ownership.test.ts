@@ -23,7 +23,7 @@ import {
   type SessionStore,
   type ToolInterface,
 } from 'toolwright';
-import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
 import { Ledger } from '../support/ledger';
 
 let ledger = new Ledger();
@@ -68,7 +68,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let redis: RedisServer;
 let postgres: PostgresServer;
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  [redis, postgres] = await startRedisAndPostgres();
 }, 60_000);
 afterAll(async () => {
   await Promise.all([redis?.destroy(), postgres?.destroy()]);

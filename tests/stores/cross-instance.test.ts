@@ -11,7 +11,7 @@ import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
-import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
 import { describeCrossInstanceConformance } from './cross-instance-conformance';
 
 let redis: RedisServer;
@@ -25,7 +25,7 @@ const pair = (make: () => SessionStore): [SessionStore, SessionStore] => {
 };
 
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  [redis, postgres] = await startRedisAndPostgres();
 }, 60_000);
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));

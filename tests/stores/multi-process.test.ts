@@ -7,7 +7,7 @@ import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
-import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
 import type { WorkerArgs } from '../support/store-worker';
 import { expectWholeTurns } from './crash-consistency';
 
@@ -45,7 +45,7 @@ let redis: RedisServer;
 let postgres: PostgresServer;
 const dir = mkdtempSync(join(tmpdir(), 'tw-mp-'));
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  [redis, postgres] = await startRedisAndPostgres();
 });
 afterAll(async () => {
   await Promise.all([redis?.destroy(), postgres?.destroy()]);

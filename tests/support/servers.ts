@@ -78,6 +78,28 @@ function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
 }
 
+/** A server that did not become ready is stopped before the error goes on: a child left running keeps jest from exiting. */
+async function stopUnready(child: ChildProcess, sig: NodeJS.Signals, ready: Promise<void>): Promise<void> {
+  try {
+    await ready;
+  } catch (error) {
+    await signalChild(child, sig);
+    throw error;
+  }
+}
+
+/**
+ * Redis and PostgreSQL, started at once. If either fails (a missing binary, say), the one that
+ * started is destroyed before the error is thrown: `Promise.all` would leave it running, and jest
+ * would hang after its summary.
+ */
+export async function startRedisAndPostgres(): Promise<[RedisServer, PostgresServer]> {
+  const [redis, postgres] = await Promise.allSettled([startRedis(), startPostgres()]);
+  if (redis.status === 'fulfilled' && postgres.status === 'fulfilled') return [redis.value, postgres.value];
+  await Promise.all([redis, postgres].flatMap((started) => (started.status === 'fulfilled' ? [started.value.destroy()] : [])));
+  throw redis.status === 'rejected' ? redis.reason : (postgres as PromiseRejectedResult).reason;
+}
+
 export interface TestServer {
   port: number;
   dir: string;
@@ -126,11 +148,15 @@ export async function startRedis(): Promise<RedisServer> {
     );
     child.stdout!.on('data', (d) => (log += d));
     child.stderr!.on('data', (d) => (log += d));
-    await waitReady(
+    await stopUnready(
       child,
-      'redis-server',
-      () => sendAndRead(port, 'PING\r\n', '+PONG'),
-      () => log,
+      'SIGKILL',
+      waitReady(
+        child,
+        'redis-server',
+        () => sendAndRead(port, 'PING\r\n', '+PONG'),
+        () => log,
+      ),
     );
   };
   const signal = (sig: NodeJS.Signals) => signalChild(child, sig);
@@ -215,11 +241,15 @@ export async function startPostgres(): Promise<PostgresServer> {
     );
     child.stdout!.on('data', (d) => (log += d));
     child.stderr!.on('data', (d) => (log += d));
-    await waitReady(
+    await stopUnready(
       child,
-      'postgres',
-      () => pgReady(port),
-      () => log,
+      'SIGQUIT',
+      waitReady(
+        child,
+        'postgres',
+        () => pgReady(port),
+        () => log,
+      ),
     );
   };
   const signal = (sig: NodeJS.Signals) => signalChild(child, sig);
