@@ -334,7 +334,7 @@ async function main(): Promise<void> {
   });
   const twUs = median(samples.get('toolwright')!);
   // The streamed ratio from one process running both interleaved: medians of separate ~600 ms processes
-  // vary more run to run (25-49 µs for the same contender here) than the 20% being checked.
+  // vary more run to run (run() 28-49 µs in ten of them, bench/AGENT.md) than the 20% being checked.
   const both = spawnSync(process.execPath, [...process.execArgv, __filename, '--pair=toolwright,toolwright-stream', '--json'], {
     encoding: 'utf8',
     env: process.env,

@@ -269,7 +269,7 @@ class ParamsCheckedServer extends Server {
       const parsed = full.safeParse(request);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+        const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : ''; // as stdio.ts: a path may hold symbols
         throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request${where}: ${issue?.message ?? 'refused'}`);
       }
       return handler(parsed.data, extra);
