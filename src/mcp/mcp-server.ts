@@ -272,10 +272,18 @@ class ParamsCheckedServer extends Server {
         const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : ''; // as stdio.ts: a path may hold symbols
         throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request${where}: ${issue?.message ?? 'refused'}`);
       }
+      if (method === 'initialize') {
+        // One session, one initialize (the stateful HTTP transport refuses it the same way).
+        if (initialized.has(this)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: Server already initialized');
+        initialized.add(this);
+      }
       return handler(parsed.data, extra);
     });
   }
 }
+
+/** Servers that answered their initialize (module-level: the SDK registers handlers before subclass fields exist). */
+const initialized = new WeakSet<Server>();
 
 let sharedAjv: Ajv | undefined;
 

@@ -365,6 +365,9 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       res.setHeader('Allow', 'POST, DELETE');
       return sendError(res, 405, -32000, 'Method not allowed: this server is stateless (POST requests only).');
     }
+    // As the stateful transport: a session is initialized once, whichever process serves it.
+    if ((Array.isArray(body) ? body : [body]).some(isInitializeRequest))
+      return sendError(res, 400, -32600, 'Invalid Request: Server already initialized');
     const cancelled = cancelTarget(body);
     if (cancelled) {
       const key = inflightKey(sessionId, ownerDigest(owner), cancelled.params.requestId);

@@ -212,6 +212,19 @@ describe.each(['stateful', 'stateless'] as const)('a hostile client over Streama
     expect(judge('after', { ok: true }, (await post(call(4, 'grant', { user: 'u' }), session)).messages)).toBeUndefined();
   });
 
+  it('refuses a second initialize under an existing session (-32600), alone or in a batch, and keeps the session', async () => {
+    const session = await open();
+    for (const body of [JSON.stringify({ ...INIT, id: 90 }), JSON.stringify([{ ...INIT, id: 91 }, JSON.parse(rpc(92, 'tools/list'))])]) {
+      const again = await post(body, session);
+      expect(again.status).toBe(400);
+      expect(again.session).toBeNull();
+      expect(again.messages).toEqual([
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: Server already initialized' } },
+      ]);
+    }
+    expect(judge('after', { ok: true }, (await post(call(93, 'grant', { user: 'w' }), session)).messages)).toBeUndefined();
+  });
+
   it('refuses a request whose id is in flight in the session (-32600), answers the first, and frees the id after', async () => {
     const session = await open();
     const first = post(call(7, 'slow', { ms: 300 }), session);
@@ -293,6 +306,14 @@ describe('a hostile client over stdio (a real server process)', () => {
     expect(wrong).toEqual([]);
     const after = await send(call(2, 'note', { text: 'after' }));
     expect(JSON.parse((after[0].result as { content: [{ text: string }] }).content[0].text)).toEqual({ notes: ['before', 'after'] });
+  }, 60_000);
+
+  it('refuses a second initialize (-32600) and keeps the session', async () => {
+    const again = await send(JSON.stringify({ ...INIT, id: 190 }));
+    expect(again).toEqual([
+      { jsonrpc: '2.0', id: 190, error: { code: -32600, message: expect.stringMatching(/Invalid Request: Server already initialized/) } },
+    ]);
+    expect(judge('after', { ok: true }, await send(call(191, 'note', { text: 'still' })))).toBeUndefined();
   }, 60_000);
 
   it('answers a batch message by message, and a line over the limit with -32600 without closing the session', async () => {
