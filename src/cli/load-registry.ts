@@ -128,12 +128,26 @@ function loader(file: string): Jiti {
 
 /** The app's own TypeScript (resolved from the module), else the one toolwright can find. */
 function loadTypeScript(file: string): typeof TypeScript {
+  let apiless: string | undefined;
   for (const from of [file, __filename]) {
+    let ts: Partial<typeof TypeScript>;
     try {
-      return createRequire(from)('typescript') as typeof TypeScript;
+      ts = createRequire(from)('typescript') as Partial<typeof TypeScript>;
     } catch {
-      // try the next place
+      continue; // try the next place
     }
+    // TypeScript 7 (the native compiler) has no JavaScript API at its root: only `version`.
+    if (typeof ts.transpileModule === 'function') return ts as typeof TypeScript;
+    apiless ??= ts.version ?? 'unknown';
+  }
+  if (apiless !== undefined) {
+    throw new CliError(
+      'TYPESCRIPT_MISSING',
+      `Loading ${file} needs TypeScript's JavaScript API (transpileModule) to compile it with decorator metadata, and typescript ${apiless} ` +
+        `(TypeScript 7, the native compiler) has none. Compile it with tsc (which supports the decorators) and pass the .js file ` +
+        `with --module (npx tsc && npx toolwright list --module out/toolwright.config.js), or use typescript@6 as the app's typescript package.`,
+      EXIT.MODULE,
+    );
   }
   throw new CliError(
     'TYPESCRIPT_MISSING',
