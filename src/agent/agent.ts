@@ -264,6 +264,9 @@ export class Agent {
   private async loop(state: RunState): Promise<StoredRun | undefined> {
     const context = state.context;
     for (;;) {
+      // A reader that is behind: wait before the next model call (a model without `stream` answers a turn at once).
+      const room = state.events?.room();
+      if (room) await room;
       if (state.signal?.aborted) throw new RunAbortedError(state.key.sessionId, context.getConversationHistory(), state.signal.reason);
       if (state.turns >= this.maxTurns)
         throw new MaxTurnsExceededError(this.maxTurns, state.key.sessionId, context.getConversationHistory());
@@ -332,8 +335,8 @@ export class Agent {
   }
 
   /**
-   * One model turn for a stream consumer, through `model.stream` (text as it arrives; a model
-   * without it answers through `generate`, as one delta). A stream that ends without `finish`, or
+   * One model turn for a stream consumer, through `model.stream` (text as it arrives, each part
+   * asked for once the reader has room; a model without it answers through `generate`, as one delta). A stream that ends without `finish`, or
    * a consumer that left while the model ignores the signal, ends the turn with an error.
    */
   private async streamTurn(state: RunState, request: ModelRequest): Promise<ModelResponse> {
@@ -351,6 +354,12 @@ export class Agent {
     aborted?.catch(() => undefined);
     try {
       for (;;) {
+        // Pulled as the reader reads: while it is behind, the model's next part is not asked for.
+        const room = events.room();
+        if (room) {
+          await room;
+          if (signal?.aborted) await aborted; // rejects: the reader left or the caller cancelled while the run waited
+        }
         const next = aborted ? await Promise.race([parts.next(), aborted]) : await parts.next();
         if (next.done) throw new ModelError(this.model.name, 'the response stream ended without a finish part');
         const part = next.value;

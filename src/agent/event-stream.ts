@@ -15,7 +15,19 @@ export interface RunEvents {
   emit(event: AgentEvent): void;
   /** The run is over: `failed` with the error the reader gets after the events, or done. Only the first end counts. */
   end(failed: boolean, error: unknown): void;
+  /**
+   * Room for more: undefined while the reader keeps up, else a promise that settles once it has
+   * read half of what waits (or left, or the run was cancelled). The run awaits it before it asks
+   * the model for more, so a reader that sleeps holds a few events, not the whole answer.
+   */
+  room(): Promise<void> | undefined;
 }
+
+/**
+ * Events a run queues ahead of its reader before it waits for room (model parts) or keeps only the
+ * latest progress of each call. Small: the AI SDK's streamText pulls the model as its reader reads.
+ */
+export const STREAM_HIGH_WATER = 16;
 
 /**
  * Starts the run a stream reports: a plain function and its arguments, kept on the stream (no
@@ -29,7 +41,8 @@ type Reject = (error: unknown) => void;
 
 /**
  * The events of one run as an async iterator. The run starts on the first `next()` and goes on at
- * its own pace (events queue until read). Leaving early (`return()`, i.e. break or an exception in
+ * its reader's pace: past STREAM_HIGH_WATER unread events it waits (`room`) before asking the model
+ * for more, and a tool's progress keeps only its latest unread report. Leaving early (`return()`, i.e. break or an exception in
  * a `for await`) aborts the run's signal and waits until the run has settled and saved, so the
  * session is well-formed when the loop is left. A run that fails makes the iterator throw its
  * error after the events before it. The stream is also the run's Cancellation (one object a
@@ -59,6 +72,10 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
   private failed = false;
   private error: unknown;
   private closed = false;
+  /** The run waiting for room (`room`), resolved once the reader has caught up half the way. */
+  private producer?: () => void;
+  /** Where a call's queued progress sits, for the reports that replace it while the reader is behind. */
+  private progressAt?: Map<string, number>;
 
   constructor(
     outer: AbortSignal | undefined,
@@ -88,7 +105,9 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
     const running = this.running;
     this.closed = true;
     this.queue = undefined;
+    this.progressAt = undefined;
     this.head = this.tail = 0;
+    this.wake();
     if (running && !this.settled) {
       this.abort(new StreamClosedReason());
       await running;
@@ -133,7 +152,17 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
     const at = this.waitHead;
     if (at === this.waitTail) {
       // Two slots: the reader is rarely more than one event behind (the array grows if it is).
-      (this.queue ??= [undefined, undefined])[this.tail++] = event;
+      const queue = (this.queue ??= [undefined, undefined]);
+      if (event.type === 'tool-progress' && this.tail - this.head >= STREAM_HIGH_WATER) {
+        // The reader is behind: a call's newer report replaces its unread one (100,000 reports queue one event).
+        const slot = (this.progressAt ??= new Map()).get(event.toolCallId);
+        if (slot !== undefined) {
+          queue[slot] = event;
+          return;
+        }
+        this.progressAt.set(event.toolCallId, this.tail);
+      }
+      queue[this.tail++] = event;
       if (event.type === 'run-end') this.end(false, undefined);
       return;
     }
@@ -144,6 +173,23 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
     resolve({ value: event, done: false });
     // The run saved before its last event: the read after it is answered done at once, not left waiting for the run's promise.
     if (event.type === 'run-end') this.end(false, undefined);
+  }
+
+  room(): Promise<void> | undefined {
+    if (this.tail - this.head < STREAM_HIGH_WATER || this.closed || this.aborted) return undefined;
+    return new Promise<void>((resolve) => (this.producer = resolve)); // only when the reader is behind
+  }
+
+  /** Cancelled (the reader left, or the caller's signal): a run waiting for room goes on to see it. */
+  override abort(reason: unknown): void {
+    super.abort(reason);
+    this.wake();
+  }
+
+  private wake(): void {
+    const producer = this.producer;
+    this.producer = undefined;
+    producer?.();
   }
 
   private begin(): void {
@@ -159,6 +205,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
   /** The run is over (saved): reads waiting now get its error (the first) or done. */
   end(failed: boolean, error: unknown): void {
     if (this.settled) return;
+    this.wake();
     this.dispose();
     this.settled = true;
     this.failed = failed;
@@ -181,8 +228,11 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
   private take(): AgentEvent {
     const queue = this.queue!;
     const event = queue[this.head]!;
+    if (this.progressAt !== undefined && event.type === 'tool-progress' && this.progressAt.get(event.toolCallId) === this.head)
+      this.progressAt.delete(event.toolCallId);
     queue[this.head++] = undefined;
     if (this.head === this.tail) this.head = this.tail = 0;
+    if (this.producer !== undefined && this.tail - this.head <= STREAM_HIGH_WATER / 2) this.wake();
     return event;
   }
 }
