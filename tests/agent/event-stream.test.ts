@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { AgentEvent } from 'toolwright';
-import { RunEventStream, type RunEvents } from '../../src/agent/event-stream';
+import { RunEventStream, STREAM_HIGH_WATER, type RunEvents } from '../../src/agent/event-stream';
 import type { Cancellation } from '../../src/registry/cancellation';
 
 /**
@@ -128,5 +128,37 @@ describe('RunEventStream hand-off', () => {
       [{ value: 103 }, { value: 203 }, { value: 303 }],
       [{ done: true }, { done: true }, { done: true }],
     ]);
+  });
+
+  it('a run that awaits room before each event is never more than the high-water mark ahead of its reader, at any reading pace', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 }), async (pauses) => {
+        let emitted = 0;
+        let ahead = 0;
+        const total = 200;
+        const stream = new RunEventStream(
+          undefined,
+          runOf(async (events) => {
+            while (emitted < total) {
+              const room = events.room();
+              if (room) await room;
+              events.emit(event(++emitted));
+            }
+          }),
+        );
+        let read = 0;
+        for (let k = 0; ; k++) {
+          const next = await stream.next();
+          if (next.done) break;
+          read++;
+          // Macrotask turns (a sleeping reader) let a run that does not wait run far ahead.
+          for (let i = 0; i < pauses[k % pauses.length]; i++) await new Promise((resolve) => setImmediate(resolve));
+          ahead = Math.max(ahead, emitted - read);
+        }
+        expect(read).toBe(total);
+        expect(ahead).toBeLessThanOrEqual(STREAM_HIGH_WATER);
+      }),
+      { numRuns: 30 },
+    );
   });
 });
