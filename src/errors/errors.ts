@@ -49,6 +49,8 @@ export type ErrorCode =
   | 'FILE_EXISTS'
   // HTTP surfaces: a request the endpoint cannot serve (malformed, too large, unsupported)
   | 'INVALID_REQUEST'
+  // HTTP surfaces: a client that stopped reading its response (the run it started is cancelled)
+  | 'CLIENT_TOO_SLOW'
   // A failure that is not a ToolwrightError, as a surface reports it to a model or client
   | 'INTERNAL';
 

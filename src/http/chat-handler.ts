@@ -17,6 +17,7 @@ import {
   toUIMessageStream,
 } from './ui-message-stream';
 import { BodyTooLarge, readBody } from './body';
+import { readableResponse, writeNodeResponse } from './response-stream';
 
 /** What the handler needs of an Agent: `stream`, and a streaming or plain resume for approvals. */
 export interface ChatAgent {
@@ -86,6 +87,15 @@ export interface ChatHandlerOptions {
   onError?: (error: unknown) => void;
   /** Send tool progress as `data-tool-progress` parts. Default true. */
   progress?: boolean;
+  /**
+   * How long a response waits for a client that stopped reading (a chunk it has not taken: node's
+   * `write()` returned false and no 'drain' came, or the fetch body was not pulled). Past it the
+   * response is given up (node: the socket is closed; fetch: the body errors) and the run is
+   * cancelled with a `ClientTooSlowError` (`CLIENT_TOO_SLOW`) as its `RunAbortedError`'s cause.
+   * The run is paced by the client meanwhile: one that never reads holds a few events, not the
+   * answer. Time the run itself takes (a slow tool) does not count. Default 60 s.
+   */
+  writeTimeoutMs?: number;
 }
 
 /** A request the endpoint refuses: answered with `status` and `{ error: { code, message } }`. */
@@ -107,6 +117,9 @@ export interface ChatHandler {
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const DEFAULT_WRITE_TIMEOUT = 60_000;
+/** setTimeout's largest delay: a longer one fires at once. */
+const MAX_TIMEOUT = 2 ** 31 - 1;
 
 /** Agent errors a client can cause, answered before the stream starts. */
 const STATUS: Partial<Record<ErrorCode, number>> = {
@@ -120,7 +133,9 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 };
 
 /** What one request gets: an error answer, or the stream. */
-type Answer = { status: number; headers: Record<string, string>; json: unknown } | { stream: AsyncGenerator<string>; abort: () => void };
+type Answer =
+  | { status: number; headers: Record<string, string>; json: unknown }
+  | { stream: AsyncGenerator<string>; abort: (reason?: unknown) => void };
 
 interface Incoming {
   method: string | undefined;
@@ -143,6 +158,11 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new ToolwrightConfigError(`createChatHandler: maxBodyBytes must be a positive integer, got ${String(options.maxBodyBytes)}.`);
+  const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT;
+  if (!Number.isSafeInteger(writeTimeoutMs) || writeTimeoutMs <= 0 || writeTimeoutMs > MAX_TIMEOUT)
+    throw new ToolwrightConfigError(
+      `createChatHandler: writeTimeoutMs must be a positive integer of at most ${MAX_TIMEOUT} ms, got ${String(options.writeTimeoutMs)}.`,
+    );
   if (typeof options.userId !== 'function')
     throw new ToolwrightConfigError(
       'createChatHandler: pass userId, a function reading the signed-in user from the request (or () => undefined for anonymous chats).',
@@ -238,7 +258,7 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
         return errorText(error);
       },
     });
-    return { stream: toServerSentEvents(chunks), abort: () => controller.abort() };
+    return { stream: toServerSentEvents(chunks), abort: (reason) => controller.abort(reason) };
   }
 
   return {
@@ -252,18 +272,7 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
       });
       if (!('stream' in result)) return new Response(JSON.stringify(result.json), { status: result.status, headers: result.headers });
       const { stream, abort } = result;
-      const encoder = new TextEncoder();
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          const next = await stream.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(next.value));
-        },
-        async cancel() {
-          abort();
-          await stream.return(undefined);
-        },
-      });
+      const body = readableResponse(stream, writeTimeoutMs, abort, abort);
       return new Response(body, { status: 200, headers: { ...UI_MESSAGE_STREAM_HEADERS } });
     },
 
@@ -286,10 +295,7 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
       }
       res.writeHead(200, UI_MESSAGE_STREAM_HEADERS);
       try {
-        for await (const text of result.stream) {
-          if (closed.signal.aborted) break; // leaving the loop returns the stream: the run ends
-          if (!res.write(text)) await drained(res);
-        }
+        await writeNodeResponse(res, result.stream, closed.signal, writeTimeoutMs, result.abort);
       } catch (error) {
         // Only ending the run can fail here (its save): the events were all sent.
         report(error);
@@ -438,16 +444,4 @@ async function readWebBody(request: Request, limit: number): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }

@@ -3,6 +3,7 @@
  * protocol). Needs nothing from the `ai` package on the server.
  */
 export { createChatHandler, ChatRequestError } from './chat-handler';
+export { ClientTooSlowError } from './client-too-slow.error';
 export type {
   ChatAgent,
   ChatHandler,
