@@ -36,7 +36,12 @@ export async function writeNodeResponse(
  * handed over and the next pull the client's clock runs; past `timeoutMs` the body errors with
  * ClientTooSlowError. A pull waiting on the run (a slow tool, a slow model) is not the client's time.
  */
-export function readableResponse(chunks: AsyncGenerator<string>, timeoutMs: number, giveUp: GiveUp, abort: () => void): ReadableStream<Uint8Array> {
+export function readableResponse(
+  chunks: AsyncGenerator<string>,
+  timeoutMs: number,
+  giveUp: GiveUp,
+  abort: () => void,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let pulling = false;
   let timer: NodeJS.Timeout | undefined;
