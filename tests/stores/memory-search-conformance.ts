@@ -114,5 +114,22 @@ export function describeMemorySearch(getStore: () => SessionStore): void {
       // The same words again: the search is deterministic (the same first terms, the same nearest typos).
       expect(contents(await search(store, key, query))).toEqual(contents(hits));
     });
+
+    it('keeps an entry with NUL and a 3,000-character token exactly, finds it by either, and answers a query holding them', async () => {
+      const store = getStore();
+      const key = { agentName: 'support', userId: `u-${randomUUID()}` };
+      const memory = new AgentMemory(key);
+      const long = 'x'.repeat(3_000);
+      const content = `Pays\u0000late ${long} kettle \uD800 lone`;
+      memory.addLearning(content, 'billing\u0000note');
+      await store.saveMemory(key, memory.takeChanges());
+      const [kept] = AgentMemory.fromSnapshot((await store.loadMemory(key))!).getLearnings();
+      expect(kept).toMatchObject({ content, context: 'billing\u0000note' });
+      for (const query of ['late', 'pays\u0000kettle', '\u0000', long, 'x'.repeat(200), 'note', `${long}\u0000${long}`])
+        expect({ query: query.slice(0, 20), hits: contents(await search(store, key, query)) }).toEqual({
+          query: query.slice(0, 20),
+          hits: query === '\u0000' ? [] : [content],
+        });
+    });
   });
 }
