@@ -13,12 +13,45 @@ export interface MemoryIndex {
   search(query: string, limit: number): MemorySearchResult[];
 }
 
-/** MiniSearch's own tokenizer: split on spaces and punctuation, lower-cased. Every store indexes these words. */
-const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}]+/u;
+/**
+ * Bounds on what one search costs, whatever the query (docs/persistence.md, "Memory search"): a
+ * 9 KB query of 1,500 near-miss words used to expand every word against the whole vocabulary
+ * (seconds of synchronous CPU on SQLite) and build a PostgreSQL tsquery of 41,600 operands (stack
+ * depth exceeded). Every store applies the same limits, so a query finds the same entries on each.
+ */
+export const MEMORY_QUERY_LIMITS = Object.freeze({
+  /** UTF-16 code units of a query read; the rest is ignored. */
+  chars: 4096,
+  /** Distinct terms searched: the query's first ones (later repeats of those still count). */
+  terms: 32,
+  /** A word, indexed or searched, is its first 128 UTF-16 code units (a pair is never cut). */
+  wordChars: 128,
+  /** Typo expansions kept per term: the nearest words, then the first in code unit order. */
+  expansions: 8,
+  /** Operands of one backend query (an FTS5 MATCH, a tsquery). */
+  operands: 256,
+});
+
+/**
+ * MiniSearch's own tokenizer: split on spaces and punctuation, lower-cased. Every store indexes
+ * these words. NUL also splits: PostgreSQL text cannot hold it and FTS5's query parser stops at it.
+ */
+// eslint-disable-next-line no-control-regex -- NUL is the character this class must split on
+const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}\u0000]+/u;
+
+/** The first `max` code units of `text`, without cutting a surrogate pair in two. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/** A token as the index keeps it: lower-cased and clipped, so a long one stays under every backend's key size. */
+const indexWord = (token: string) => clip(token.toLowerCase(), MEMORY_QUERY_LIMITS.wordChars);
 
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const t of text.split(SPACE_OR_PUNCTUATION)) if (t) out.push(t.toLowerCase());
+  for (const t of text.split(SPACE_OR_PUNCTUATION)) if (t) out.push(indexWord(t));
   return out;
 }
 
@@ -30,9 +63,28 @@ export function entryWords(entry: MemoryEntry): string[] {
   return words;
 }
 
-/** Query terms, each once. */
+/**
+ * A query's terms, each with how many times it occurs (MiniSearch scores a repeated term again),
+ * bounded by MEMORY_QUERY_LIMITS: its first `chars` code units, its first `terms` distinct terms.
+ */
+export function queryTermCounts(query: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of tokenize(clip(query, MEMORY_QUERY_LIMITS.chars))) {
+    const n = counts.get(t);
+    if (n !== undefined) counts.set(t, n + 1);
+    else if (counts.size < MEMORY_QUERY_LIMITS.terms) counts.set(t, 1);
+  }
+  return counts;
+}
+
+/** Query terms, each once (bounded as queryTermCounts). */
 export function queryTerms(query: string): string[] {
-  return [...new Set(tokenize(query))];
+  return [...queryTermCounts(query).keys()];
+}
+
+/** How many words a term's prefix may be spelled out as, so `terms` terms stay within the operand limit. */
+export function prefixWordsPerTerm(terms: number, wanted: number): number {
+  return Math.max(1, Math.min(wanted, Math.floor(MEMORY_QUERY_LIMITS.operands / Math.max(1, terms))));
 }
 
 /** The edit distance a query term tolerates: MiniSearch's `fuzzy: 0.2` (20% of its length, rounded). */
@@ -43,16 +95,17 @@ export function fuzzyDistance(term: string): number {
 /** Levenshtein distance, or max + 1 as soon as it must exceed `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  if (b.length + 1 > rowA.length) rowA = new Int32Array(b.length + 1);
-  if (b.length + 1 > rowB.length) rowB = new Int32Array(b.length + 1);
   let prev = rowA;
   let cur = rowB;
   for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
     cur[0] = i;
     let best = i;
+    const ca = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1));
+      let v = prev[j - 1] + (ca === b.charCodeAt(j - 1) ? 0 : 1);
+      if (prev[j] + 1 < v) v = prev[j] + 1;
+      if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
       cur[j] = v;
       if (v < best) best = v;
     }
@@ -64,11 +117,11 @@ export function editDistance(a: string, b: string, max: number): number {
   return prev[b.length];
 }
 
-// Two reusable rows: the distance runs synchronously, so one pair serves every call.
-let rowA = new Int32Array(32);
-let rowB = new Int32Array(32);
+// Two reusable rows: the distance runs synchronously, so one pair serves every call. Plain arrays
+// and comparisons: Int32Array rows with a three-argument Math.min ran 10-25x slower under jest's vm.
+const rowA: number[] = [];
+const rowB: number[] = [];
 
-/** Terms of `vocabulary` within the fuzzy distance of `term` (for stores that expand typos against a term list). */
 /** The first position in `sorted` whose word is not below `value` (where the words it begins start). */
 export function lowerBound(sorted: readonly string[], value: string): number {
   let lo = 0;
@@ -81,12 +134,23 @@ export function lowerBound(sorted: readonly string[], value: string): number {
   return lo;
 }
 
+/** Terms of `vocabulary` within the fuzzy distance of `term` (for stores that expand typos against a term list), the nearest few. */
 export function fuzzyMatches(term: string, vocabulary: Iterable<string>): string[] {
   const max = fuzzyDistance(term);
   if (max === 0) return [];
-  const out: string[] = [];
-  for (const candidate of vocabulary) if (candidate !== term && editDistance(term, candidate, max) <= max) out.push(candidate);
-  return out;
+  const found: Array<[string, number]> = [];
+  for (const candidate of vocabulary) {
+    if (candidate === term) continue;
+    const d = editDistance(term, candidate, max);
+    if (d <= max) found.push([candidate, d]);
+  }
+  return nearest(found).map(([w]) => w);
+}
+
+/** The MEMORY_QUERY_LIMITS.expansions nearest of a term's typo matches: by distance, then code unit order. */
+export function nearest<T extends readonly [string, number, ...unknown[]]>(found: T[]): T[] {
+  if (found.length <= MEMORY_QUERY_LIMITS.expansions) return found;
+  return found.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, MEMORY_QUERY_LIMITS.expansions);
 }
 
 /**
@@ -167,7 +231,11 @@ export class CachedMemoryIndex implements MemoryIndex {
         this.average[f] = (this.average[f] * doc + length) / (doc + 1);
         this.lengths[f][doc] = length;
         const counts = new Map<string, number>();
-        for (const token of raw) if (token) counts.set(token.toLowerCase(), (counts.get(token.toLowerCase()) ?? 0) + 1);
+        for (const token of raw) {
+          if (!token) continue;
+          const word = indexWord(token);
+          counts.set(word, (counts.get(word) ?? 0) + 1);
+        }
         for (const [term, tf] of counts) {
           let fields = this.postings.get(term);
           if (!fields) {
@@ -194,8 +262,7 @@ export class CachedMemoryIndex implements MemoryIndex {
     const { scores, matched, lastTerm } = this;
     const touched: number[] = [];
     // MiniSearch runs a repeated query term again (its score counts twice) but counts it once as a matched term.
-    const repeats = new Map<string, number>();
-    for (const t of tokenize(query)) repeats.set(t, (repeats.get(t) ?? 0) + 1);
+    const repeats = queryTermCounts(query);
     let termNo = 0;
     for (const [term, times] of repeats) {
       termNo = (termNo % 65535) + 1;
@@ -230,7 +297,11 @@ export class CachedMemoryIndex implements MemoryIndex {
         fuzzy?.delete(word);
         visit(fields, (PREFIX_WEIGHT * word.length) / (word.length + 0.3 * (word.length - term.length)));
       }
-      if (fuzzy) for (const [word, [fields, d]] of fuzzy) if (d > 0) visit(fields, (FUZZY_WEIGHT * word.length) / (word.length + d));
+      if (fuzzy) {
+        const typos: Array<[string, number, Array<Postings | undefined>]> = [];
+        for (const [word, [fields, d]] of fuzzy) if (d > 0) typos.push([word, d, fields]);
+        for (const [word, d, fields] of nearest(typos)) visit(fields, (FUZZY_WEIGHT * word.length) / (word.length + d));
+      }
     }
     // The top `limit` by score (ties: the older entry first) in a min-heap of the best so far.
     const heap: number[] = [];

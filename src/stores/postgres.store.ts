@@ -9,6 +9,8 @@ import {
   fuzzyMatches,
   lowerBound,
   keptSnapshot,
+  MEMORY_QUERY_LIMITS,
+  prefixWordsPerTerm,
   queryTerms,
   type MemorySearchResult,
 } from '../session/memory-search';
@@ -609,12 +611,16 @@ export class PostgresStore implements SessionStore {
    * Ranked search over a memory's stored entries in PostgreSQL: the GIN index on each entry's
    * tsvector finds the matches, ts_rank orders them. Each query term matches as a prefix, spelled
    * out as the memory's words it begins (exact lexemes: a cheaper index lookup and rank than a
-   * `:*` prefix; up to PREFIX_WORDS of them); a term that is no word's prefix in this memory is
-   * replaced by its words within the typo distance (as AgentMemory's fuzzy 0.2).
+   * `:*` prefix; up to PREFIX_WORDS of them, fewer for a query of many terms); a term that is no
+   * word's prefix in this memory is replaced by its nearest words within the typo distance (as
+   * AgentMemory's fuzzy 0.2). Bounded by MEMORY_QUERY_LIMITS: a tsquery of tens of thousands of
+   * operands exceeded PostgreSQL's stack depth.
    */
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const terms = queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
+    // Fewer words per prefix the more terms, so the tsquery stays within MEMORY_QUERY_LIMITS.operands.
+    const prefixWords = prefixWordsPerTerm(terms.length, PREFIX_WORDS);
     const scope = memoryKeyString(key);
     const vocabulary = this.vocabularies.get(scope);
     // Typos expanded against the vocabulary as this process last read it: exact if the memory has not changed since (checked below).
@@ -627,15 +633,16 @@ export class PostgresStore implements SessionStore {
     const { rows } = await this.query(
       `WITH m AS (SELECT id, version, quote_literal(${SCOPE_LEXEME('id')})::tsquery AS scope FROM ${this.s}.memories
                   WHERE tenant = $1 AND agent = $2 AND user_id = $3),
-       t AS (SELECT t.term, ARRAY(SELECT w.term FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
+       t AS (SELECT t.term, t.ord, ARRAY(SELECT w.term FROM ${this.s}.memory_terms w, m WHERE w.memory_pk = m.id
                                     AND w.term >= t.term COLLATE "C" AND w.term < (t.term || chr(1114111)) COLLATE "C"
-                                  ORDER BY w.term LIMIT ${PREFIX_WORDS + 1}) AS words
-             FROM unnest($4::text[]) AS t(term)),
+                                  ORDER BY w.term LIMIT $8::int + 1) AS words
+             FROM unnest($4::text[]) WITH ORDINALITY AS t(term, ord)),
        q AS (SELECT to_tsquery('simple', string_agg(op, ' | ')) AS q FROM (
-               SELECT CASE WHEN cardinality(words) > ${PREFIX_WORDS} THEN quote_literal(term) || ':*'
-                           ELSE array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), ' | ') END AS op
-               FROM t WHERE cardinality(words) > 0
-               UNION ALL SELECT quote_literal(g) FROM unnest($6::text[]) AS g) ops HAVING count(*) > 0),
+               SELECT op FROM (
+                 SELECT t.ord, quote_literal(term) || ':*' AS op FROM t WHERE cardinality(words) > $8::int
+                 UNION ALL SELECT t.ord, quote_literal(w) FROM t, unnest(t.words) AS w WHERE cardinality(t.words) BETWEEN 1 AND $8::int
+                 UNION ALL SELECT 1000000 + g.ord, quote_literal(g.g) FROM unnest($6::text[]) WITH ORDINALITY AS g(g, ord)
+               ) o ORDER BY ord LIMIT ${MEMORY_QUERY_LIMITS.operands}) ops HAVING count(*) > 0),
        hits AS (SELECT e.seq, ts_rank(e.words, (SELECT q FROM q)) AS score FROM ${this.s}.memory_entries e
                 WHERE e.words @@ (SELECT q.q && m.scope FROM q, m) ORDER BY score DESC, e.seq LIMIT $5)
        SELECT 'hit' AS kind, e.body AS value, h.score, h.seq, NULL::text[] AS words
@@ -644,7 +651,16 @@ export class PostgresStore implements SessionStore {
        UNION ALL SELECT 'term', term, NULL, NULL, words FROM t
        UNION ALL SELECT 'word', w.term, NULL, NULL, NULL FROM ${this.s}.memory_terms w, m
          WHERE w.memory_pk = m.id AND m.id || ' ' || m.version <> $7 AND EXISTS (SELECT 1 FROM t WHERE cardinality(words) = 0)`,
-      [tenantOf(key), key.agentName, key.userId, terms, limit, guesses, vocabulary ? `${vocabulary.pk} ${vocabulary.version}` : ''],
+      [
+        tenantOf(key),
+        key.agentName,
+        key.userId,
+        terms,
+        limit,
+        guesses,
+        vocabulary ? `${vocabulary.pk} ${vocabulary.version}` : '',
+        prefixWords,
+      ],
     );
     type Row = { kind: string; value: string; score: number | null; seq: string | null; words: string[] | null };
     const result = rows as Row[];
@@ -666,10 +682,11 @@ export class PostgresStore implements SessionStore {
     if (!current && (typos.length || guesses.length)) {
       // The memory changed since its vocabulary was read (or never was): expand typos against the one just fetched, then rank again.
       const operands = known.flatMap((r) =>
-        r.words!.length > PREFIX_WORDS ? [tsTerm(r.value, true)] : r.words!.map((w) => tsTerm(w, false)),
+        r.words!.length > prefixWords ? [tsTerm(r.value, true)] : r.words!.map((w) => tsTerm(w, false)),
       );
       for (const t of typos) for (const w of fuzzyMatches(t, fetched)) operands.push(tsTerm(w, false));
       if (operands.length === 0) return [];
+      operands.length = Math.min(operands.length, MEMORY_QUERY_LIMITS.operands);
       const again = await this.query(
         `SELECT 'hit' AS kind, body AS value, ts_rank(words, q) AS score, seq FROM ${this.s}.memory_entries, to_tsquery('simple', $2) AS q
          WHERE words @@ (q && quote_literal(${SCOPE_LEXEME('$1::bigint')})::tsquery) ORDER BY score DESC, seq LIMIT $3`,

@@ -9,6 +9,7 @@ import {
   lazyEntries,
   fuzzyDistance,
   fuzzyMatches,
+  MEMORY_QUERY_LIMITS,
   queryTerms,
   type MemorySearchResult,
 } from '../session/memory-search';
@@ -468,7 +469,8 @@ export class SqliteStore implements SessionStore {
   /**
    * Each query term matches as a prefix (`"term"*`); a term that is no word's prefix in this
    * memory is replaced by the memory's words within its typo distance (as AgentMemory's fuzzy
-   * 0.2). Ranked by FTS5's bm25, best first. Synchronous, like better-sqlite3.
+   * 0.2). Ranked by FTS5's bm25, best first. Synchronous, like better-sqlite3, so the query is
+   * bounded (MEMORY_QUERY_LIMITS): at most 32 terms, 8 typo words each, 256 alternatives.
    */
   private searchScope(pk: number, query: string, limit: number): MemorySearchResult[] {
     if (!query.trim() || limit <= 0) return [];
@@ -490,6 +492,8 @@ export class SqliteStore implements SessionStore {
         for (const w of fuzzyMatches(t, vocabulary)) alternatives.push(ftsTerm(w));
       }
       if (alternatives.length === 0) return [];
+      // Already bounded (terms × expansions); the cut keeps it so whatever those limits become.
+      alternatives.length = Math.min(alternatives.length, MEMORY_QUERY_LIMITS.operands);
       const base = BigInt(pk) * SCOPE;
       const rows = this.sql(
         // Rank in the index first; only the top rows' bodies are read.

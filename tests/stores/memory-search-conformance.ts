@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AgentMemory } from '../../src/session/agent-memory';
-import type { MemorySearchResult } from '../../src/session/memory-search';
+import { MEMORY_QUERY_LIMITS, type MemorySearchResult } from '../../src/session/memory-search';
 import type { MemoryKey } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
+import { watchSearch } from './search-probe';
 
 /**
  * The memory search cases of tests/session/agent-memory.test.ts, on a store: once through an
@@ -90,6 +91,45 @@ export function describeMemorySearch(getStore: () => SessionStore): void {
       await store.saveMemory(key, memory.takeChanges());
       expect(contents(memory.search('invoice'))).toEqual(['Pays every invoice late']);
       expect(contents(await search(store, key, 'invoice'))).toEqual(['Pays every invoice late']);
+    });
+
+    it('bounds a huge query: 1,500 near-miss words return hits, looking up at most 32 terms and 256 operands a query', async () => {
+      const store = getStore();
+      const key = { agentName: 'support', userId: `u-${randomUUID()}` };
+      const memory = new AgentMemory(key);
+      // 3,000 words alike enough that each near miss is within the typo distance of about 30 of them.
+      const word = (i: number) => `order${String(i).padStart(4, '0')}`;
+      for (let e = 0; e < 300; e++) memory.remember(Array.from({ length: 10 }, (_, j) => word(e * 10 + j)).join(' '));
+      await store.saveMemory(key, memory.takeChanges());
+      const query = Array.from({ length: 1_500 }, (_, i) => `ordex${String(i).padStart(4, '0')}`).join(' ');
+      let hits: MemorySearchResult[] = [];
+      const work = await watchSearch(async () => {
+        hits = await search(store, key, query);
+      });
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits.every((h) => /^order\d{4}( order\d{4}){9}$/.test(h.content))).toBe(true);
+      expect(work.terms).toBeGreaterThan(0);
+      expect(work.terms).toBeLessThanOrEqual(MEMORY_QUERY_LIMITS.terms);
+      for (const n of work.operands) expect(n).toBeLessThanOrEqual(MEMORY_QUERY_LIMITS.operands);
+      // The same words again: the search is deterministic (the same first terms, the same nearest typos).
+      expect(contents(await search(store, key, query))).toEqual(contents(hits));
+    });
+
+    it('keeps an entry with NUL and a 3,000-character token exactly, finds it by either, and answers a query holding them', async () => {
+      const store = getStore();
+      const key = { agentName: 'support', userId: `u-${randomUUID()}` };
+      const memory = new AgentMemory(key);
+      const long = 'x'.repeat(3_000);
+      const content = `Pays\u0000late ${long} kettle \uD800 lone`;
+      memory.addLearning(content, 'billing\u0000note');
+      await store.saveMemory(key, memory.takeChanges());
+      const [kept] = AgentMemory.fromSnapshot((await store.loadMemory(key))!).getLearnings();
+      expect(kept).toMatchObject({ content, context: 'billing\u0000note' });
+      for (const query of ['late', 'pays\u0000kettle', '\u0000', long, 'x'.repeat(200), 'note', `${long}\u0000${long}`])
+        expect({ query: query.slice(0, 20), hits: contents(await search(store, key, query)) }).toEqual({
+          query: query.slice(0, 20),
+          hits: query === '\u0000' ? [] : [content],
+        });
     });
   });
 }
