@@ -40,6 +40,7 @@ import { AgentMemory } from '../session/agent-memory';
 import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
+import { storeUnavailableResult, storeUnavailableRpcError } from './store-unavailable';
 
 /** Who is calling: what an auth hook returns for an accepted request. */
 export interface McpIdentity {
@@ -105,6 +106,8 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       return { tools: (await registry.visible(context)).map((t) => toolByName.get(t.name)!) };
     } catch (error) {
       onError(error);
+      // An empty list would read as "no tools" (and be cached as such): an outage says to try again.
+      if (error instanceof StoreUnavailableError) throw storeUnavailableRpcError();
       return { tools: [] };
     }
   });
@@ -437,7 +440,7 @@ function errorResult(error: unknown, onError: (error: unknown) => void): CallToo
   let text: string;
   if (error instanceof StoreUnavailableError) {
     onError(error);
-    text = encodeToolError(error.code, 'Session storage is unavailable; try again later.');
+    return storeUnavailableResult();
   } else if (error instanceof ToolwrightError) {
     if (error.code === 'TOOL_FAILED' || error.code === 'INVALID_OUTPUT') onError(error);
     text = error.toToolResult();

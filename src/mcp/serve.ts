@@ -5,14 +5,20 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest, isJSONRPCNotification, isJSONRPCRequest, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
-import { errorText, InvalidIdError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
+import { errorText, InvalidIdError, StoreUnavailableError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
-import type { SessionKey } from '../session/snapshots';
+import type { SessionKey, SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { createMcpServer, IDENTITY_KEY, mcpStoreKeys, type McpIdentity, type McpServerOptions } from './mcp-server';
 import { BodyTooLarge, readBody } from '../http/body';
 import { invalidMessage, StdioLineTransport } from './stdio';
+import {
+  STORE_RETRY_AFTER_SECONDS,
+  STORE_UNAVAILABLE_MESSAGE,
+  STORE_UNAVAILABLE_RPC_CODE,
+  storeUnavailableResult,
+} from './store-unavailable';
 
 export interface StdioHandle {
   readonly server: Server;
@@ -345,14 +351,22 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       }
       const id = randomUUID();
       const record: SessionRecord = { owner };
-      await store.saveSession(recordKey(id, who), { set: { record }, deleted: [], appended: [] });
+      try {
+        await store.saveSession(recordKey(id, who), { set: { record }, deleted: [], appended: [] });
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) return storeDown(res, body, error);
+        throw error;
+      }
       return answerOnce(req, res, body, id, owner, () => id);
     }
-    // An id no store can keep (InvalidIdError) names no session either: the same answer as an unknown one.
-    const stored = await store.loadSession(recordKey(sessionId, who)).catch((error: unknown) => {
-      if (error instanceof InvalidIdError) return undefined;
-      throw error;
-    });
+    let stored: SessionSnapshot | undefined;
+    try {
+      stored = await store.loadSession(recordKey(sessionId, who));
+    } catch (error) {
+      // An id no store can keep (InvalidIdError) names no session either: the same answer as an unknown one.
+      if (error instanceof StoreUnavailableError) return storeDown(res, body, error);
+      if (!(error instanceof InvalidIdError)) throw error;
+    }
     const record = stored?.state.record as SessionRecord | undefined;
     if (!record || record.owner !== owner) return sendError(res, 404, -32001, 'Session not found: start a new MCP session (initialize).');
     if (req.method === 'DELETE') {
@@ -382,6 +396,22 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
       }
     }
     return answerOnce(req, res, body, sessionId, owner, undefined);
+  };
+
+  /**
+   * The store holding session records is down (see store-unavailable.ts): a tools/call gets its
+   * tool result, anything else 503 with Retry-After, never the generic 500.
+   */
+  const storeDown = (res: ServerResponse, body: unknown, error: StoreUnavailableError): void => {
+    onError(error);
+    const single = isJSONRPCRequest(body) ? body : undefined;
+    if (single?.method === 'tools/call') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: single.id, result: storeUnavailableResult() }));
+      return;
+    }
+    res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    sendError(res, 503, STORE_UNAVAILABLE_RPC_CODE, STORE_UNAVAILABLE_MESSAGE, { code: 'STORE_UNAVAILABLE' }, single?.id);
   };
 
   /**
@@ -623,7 +653,8 @@ function tooLarge(res: ServerResponse, limit: number): void {
   sendError(res, 413, -32600, `Request body is larger than ${limit} bytes.`);
 }
 
-function sendError(res: ServerResponse, status: number, code: number, message: string): void {
+function sendError(res: ServerResponse, status: number, code: number, message: string, data?: object, id?: string | number): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  const error = data === undefined ? { code, message } : { code, message, data };
+  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: id ?? null }));
 }

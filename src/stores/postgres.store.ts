@@ -28,6 +28,7 @@ import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { PgChannels } from './notify';
 import { requirePeer } from '../errors/optional-peer';
 import { ToolwrightConfigError } from '../errors/errors';
+import { quietListener } from './driver-errors';
 import {
   checkHistoryLimit,
   checkId,
@@ -54,6 +55,9 @@ import {
 export interface PgPoolLike {
   connect(): Promise<unknown>;
   end(): Promise<void>;
+  /** A `Pool` has both: the store listens for an idle client's error (see `onError`) and stops on close. */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 export interface PostgresStoreOptions {
@@ -66,6 +70,11 @@ export interface PostgresStoreOptions {
   sessionTtlSeconds?: number;
   /** Statement and connect timeout for a pool this store creates (ms). Default 5000. */
   statementTimeoutMs?: number;
+  /**
+   * Called with a connection error pg reports outside any call (an idle pooled client losing its
+   * server, as in a restart); calls it affects reject with StoreUnavailableError. Default: ignored.
+   */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -226,6 +235,7 @@ export class PostgresStore implements SessionStore {
   /** Per memory scope searched here: its id, version and vocabulary (sorted), to expand a typo with no vocabulary fetch. */
   private readonly vocabularies = new Map<string, { pk: string; version: string; words: string[] }>();
   private ready?: Promise<void>;
+  private readonly poolError: (error: Error) => void;
 
   constructor(options: PostgresStoreOptions = {}) {
     const schema = options.schema ?? 'toolwright';
@@ -244,8 +254,10 @@ export class PostgresStore implements SessionStore {
         statement_timeout: timeout,
         query_timeout: timeout + 1000,
       });
-    // An idle client losing its server emits on the pool; the next query reports it typed.
-    if (this.owned) this.pool.on('error', () => undefined);
+    // An idle client losing its server emits 'error' on the pool, and an 'error' nobody listens to
+    // kills the process: listened to on a pool passed in too (beside the app's own listeners), until close.
+    this.poolError = quietListener(options.onError);
+    (this.pool as PgPoolLike).on?.('error', this.poolError);
   }
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
@@ -710,6 +722,8 @@ export class PostgresStore implements SessionStore {
   async close(): Promise<void> {
     await this.pubsub?.close();
     if (this.owned && !this.pool.ended) await this.pool.end();
+    // The app's pool is the app's again: only this store's listener goes.
+    if (!this.owned) (this.pool as PgPoolLike).off?.('error', this.poolError);
   }
 
   private query(sql: string, params: unknown[]) {

@@ -7,6 +7,7 @@ import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { RedisChannels } from './notify';
 import { requirePeer } from '../errors/optional-peer';
+import { quietListener } from './driver-errors';
 import {
   checkHistoryLimit,
   checkId,
@@ -32,6 +33,9 @@ import {
 export interface RedisClientLike {
   defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
   quit(): Promise<unknown>;
+  /** A `Redis` has both: the store listens for connection errors (see `onError`) and stops on close. */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 export interface RedisStoreOptions {
@@ -47,6 +51,11 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
   /** Memory scopes whose entries and search index this process keeps between loads (least recently used dropped). Default 256. */
   memoryCacheSize?: number;
+  /**
+   * Called with each connection error ioredis reports (a lost connection, every failed reconnect
+   * while the server is down); calls it affects reject with StoreUnavailableError. Default: ignored.
+   */
+  onError?: (error: unknown) => void;
 }
 
 /** Pushes ARGV[from..to] onto a list (or a hash delete) in chunks: Lua's unpack has a stack limit. */
@@ -191,6 +200,7 @@ export class RedisStore implements SessionStore {
   private readonly memoryCacheSize: number;
   private readonly commandTimeoutMs: number;
   private bulkLimit?: Promise<number>;
+  private readonly clientError: (error: Error) => void;
 
   constructor(options: RedisStoreOptions = {}) {
     this.memoryCache = new Map();
@@ -217,8 +227,10 @@ export class RedisStore implements SessionStore {
       (options.url
         ? new (ioredis())(options.url, failFast)
         : new (ioredis())({ host: options.host ?? '127.0.0.1', port: options.port ?? 6379, ...failFast }));
-    // Errors reach callers as StoreUnavailableError; without a listener ioredis would also log them.
-    if (this.owned) this.client.on('error', () => undefined);
+    // Errors reach callers as StoreUnavailableError; without a listener ioredis logs each one to the
+    // console ("Unhandled error event"): listened to on a client passed in too (beside the app's own), until close.
+    this.clientError = quietListener(options.onError);
+    (this.client as RedisClientLike).on?.('error', this.clientError);
     this.client.defineCommand('toolwrightSaveSession', { numberOfKeys: 3, lua: SAVE_SESSION });
     this.client.defineCommand('toolwrightLoadSession', { numberOfKeys: 3, lua: LOAD_SESSION });
     this.client.defineCommand('toolwrightSaveMemory', { numberOfKeys: 2, lua: SAVE_MEMORY });
@@ -432,7 +444,11 @@ export class RedisStore implements SessionStore {
   /** Closes the connection this store created; a client passed in stays open (its owner closes it). */
   async close(): Promise<void> {
     await this.pubsub?.close();
-    if (!this.owned) return;
+    // The app's client is the app's again: only this store's listener goes.
+    if (!this.owned) {
+      (this.client as RedisClientLike).off?.('error', this.clientError);
+      return;
+    }
     // QUIT needs a live connection; otherwise stop reconnecting at once.
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
     else this.client.disconnect();

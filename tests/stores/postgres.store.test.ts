@@ -64,9 +64,10 @@ describe('PostgresStore', () => {
             else if (o.kind === 'delete') await b.deleteSession(key);
             else if (o.kind === 'window') await a.loadSession(key, { historyLimit: 5 });
             else if (o.kind === 'fresh') await a.saveSession(key, { set: {}, deleted: [], appended: messages(1) });
-            const truth = await new PostgresStore({ pool: (c as unknown as { pool: Pool }).pool, schema: 'tw_history_cache' }).loadSession(
-              key,
-            );
+            // A store with nothing cached reads what is stored; closed, so the shared pool keeps no listener per read.
+            const fresh = new PostgresStore({ pool: (c as unknown as { pool: Pool }).pool, schema: 'tw_history_cache' });
+            const truth = await fresh.loadSession(key);
+            await fresh.close();
             expect(await a.loadSession(key)).toEqual(truth);
           }
         }),
@@ -252,9 +253,14 @@ describe('PostgresStore', () => {
 
   it('uses a pool passed in and leaves it open on close', async () => {
     const pool = new Pool({ connectionString: server.connectionString });
+    const appListener = () => undefined;
+    pool.on('error', appListener);
     const store = new PostgresStore({ pool, schema: 'tw_own_pool' });
+    // The store listens too (an idle client's error with no listener kills the process: tests/stores/outage.test.ts).
+    expect(pool.listeners('error')).toHaveLength(2);
     await store.saveSession({ sessionId: 's' }, { set: { a: 1 }, deleted: [], appended: [] });
     await store.close();
+    expect(pool.listeners('error')).toEqual([appListener]);
     await expect(pool.query('SELECT count(*)::int AS n FROM tw_own_pool.sessions')).resolves.toMatchObject({ rows: [{ n: 1 }] });
     await pool.end();
   });

@@ -104,9 +104,14 @@ describe('RedisStore', () => {
   it('keeps a client passed in open on close', async () => {
     const Redis = (await import('ioredis')).default;
     const client = new Redis(server.url);
+    const appListener = () => undefined;
+    client.on('error', appListener);
     const store = new RedisStore({ client, keyPrefix: 'own:' });
+    // The store listens too (else ioredis logs every connection error: tests/stores/outage.test.ts).
+    expect(client.listeners('error')).toHaveLength(2);
     await store.saveSession({ sessionId: 's' }, { set: { a: 1 }, deleted: [], appended: [] });
     await store.close();
+    expect(client.listeners('error')).toEqual([appListener]);
     await expect(client.ping()).resolves.toBe('PONG');
     client.disconnect();
   });
