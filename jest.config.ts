@@ -1,13 +1,38 @@
 import type { Config } from 'jest';
 
-const config: Config = {
+type Project = NonNullable<Config['projects']>[number] & object;
+
+const base = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests', '<rootDir>/samples'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts', '^toolwright/ai-sdk-ui$': '<rootDir>/src/http/index.ts' },
   setupFiles: ['reflect-metadata'],
+} satisfies Project;
+
+/**
+ * Two projects: the whole suite on the newest supported majors (the devDependencies), and the
+ * suites that drive an integration's own code again on the oldest supported version (installed
+ * under an npm alias), so both ends of each peer range run in-suite. The AI SDK's oldest and
+ * newest run in tests/packaging/install-matrix.test.ts (ai 7 is ESM-only and needs Node 22).
+ */
+const config: Config = {
   testTimeout: 30000,
+  projects: [
+    { ...base, displayName: 'newest', globals: { PEER_END: 'newest' } },
+    {
+      ...base,
+      displayName: 'oldest',
+      globals: { PEER_END: 'oldest' },
+      testMatch: ['**/tests/adapters/{openai-agents,peer-ends}.test.ts', '**/tests/agent/models/openai.model.test.ts'],
+      moduleNameMapper: {
+        ...base.moduleNameMapper,
+        '^openai(/.*)?$': 'openai-v6$1',
+        '^@openai/agents-core(/.*)?$': '@openai/agents-core-v014$1',
+      },
+    },
+  ],
 };
 
 export default config;
