@@ -10,7 +10,7 @@ import type {
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
 import { readAnthropicEvent, type StreamedBlock, type TokenCounts } from './anthropic-stream';
 import { linkedAbort, streamCut, toModelError, toStreamError } from './sdk-errors';
-import { DEFAULT_MAX_EVENT_BYTES, readSseEvents } from './sse-events';
+import { maxEventBytes, readSseEvents } from './sse-events';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
@@ -51,10 +51,12 @@ const PROVIDER = 'anthropic';
 /** A `Model` over the official `@anthropic-ai/sdk` Messages API. */
 export class AnthropicModel implements Model {
   readonly name: string;
+  private readonly maxEventBytes: number;
   private readonly client: Anthropic;
 
   constructor(private readonly options: AnthropicModelOptions) {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
+    this.maxEventBytes = maxEventBytes(options.maxEventBytes);
     try {
       this.client =
         (options.client as Anthropic | undefined) ??
@@ -108,7 +110,7 @@ export class AnthropicModel implements Model {
       let stopped = false;
       const events = readSseEvents(response.body, {
         provider: PROVIDER,
-        maxEventBytes: this.options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+        maxEventBytes: this.maxEventBytes,
         timeoutMs: this.options.timeoutMs,
         onIdle: () => idle.abort(),
       });

@@ -10,7 +10,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
 import { readOpenAIChunk } from './openai-stream';
 import { linkedAbort, streamCut, toModelError, toStreamError } from './sdk-errors';
-import { DEFAULT_MAX_EVENT_BYTES, readSseEvents } from './sse-events';
+import { maxEventBytes, readSseEvents } from './sse-events';
 import { MAX_STREAM_INDEX, wrongShape } from './stream-shape';
 import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../schema/json-schema';
@@ -59,10 +59,12 @@ const PROVIDER = 'openai';
 /** A `Model` over the official `openai` SDK's Chat Completions API (and every server that speaks it). */
 export class OpenAIChatModel implements Model {
   readonly name: string;
+  private readonly maxEventBytes: number;
   private readonly client: OpenAI;
 
   constructor(private readonly options: OpenAIChatModelOptions) {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
+    this.maxEventBytes = maxEventBytes(options.maxEventBytes);
     try {
       this.client =
         (options.client as OpenAI | undefined) ??
@@ -125,7 +127,7 @@ export class OpenAIChatModel implements Model {
       let done = false;
       const events = readSseEvents(response.body, {
         provider: PROVIDER,
-        maxEventBytes: this.options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+        maxEventBytes: this.maxEventBytes,
         timeoutMs: this.options.timeoutMs,
         onIdle: () => idle.abort(),
       });

@@ -1,4 +1,4 @@
-import { ModelError } from '../../errors/errors';
+import { ModelError, ToolwrightConfigError } from '../../errors/errors';
 import { withIdleTimeout } from './sdk-errors';
 
 /** One Server-Sent Event: its `event:` name (when it had one) and its `data:` lines joined. */
@@ -114,4 +114,11 @@ class SseParser {
     else if (field === 'data') this.data.push(value);
     return undefined;
   }
+}
+
+/** `maxEventBytes` as a model's options give it: a positive integer, else the default. */
+export function maxEventBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_EVENT_BYTES;
+  if (Number.isSafeInteger(value) && value > 0) return value;
+  throw new ToolwrightConfigError(`maxEventBytes must be a positive integer (bytes), got ${String(value)}.`);
 }
