@@ -395,7 +395,7 @@ export class Agent {
     const tracer = activeTracer();
     if (tracer === undefined) return this.drive(state, pending);
     const info = { agentName: this.name, modelName: this.model.name, conversationId: state.key.sessionId };
-    return traceAgentRun(tracer, info, () => this.drive(state, pending));
+    return traceAgentRun(tracer, this.tracing, info, () => this.drive(state, pending));
   }
 
   /** One model call (generated or streamed), as a `chat` span when the app traces. */

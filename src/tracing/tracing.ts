@@ -54,22 +54,29 @@ function within<T>(span: OTel.Span, fn: () => T): T {
 
 /**
  * Ends a span that failed: `error.type` is the ToolwrightError code (a low-cardinality class, as
- * the conventions ask), the status ERROR with the message, the exception recorded once.
+ * the conventions ask), the status ERROR. An error's message and stack may quote what the model or
+ * a tool said (V8 quotes the text JSON.parse refused; a tool writes "Card 4111… was declined"), so
+ * they are recorded (status message, exception event) only with `recordContent`; without it the
+ * status message is the code, the same fixed text as `error.type`.
  */
-function endWithError(span: OTel.Span, error: unknown): void {
-  span.setAttribute('error.type', errorType(error));
-  span.setStatus({ code: api!.SpanStatusCode.ERROR, message: errorText(error) });
-  if (error instanceof Error) span.recordException(error);
+function endWithError(span: OTel.Span, error: unknown, recordContent: boolean): void {
+  const type = errorType(error);
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: api!.SpanStatusCode.ERROR, message: recordContent ? errorText(error) : type });
+  if (recordContent && error instanceof Error) span.recordException(error);
   span.end();
 }
 
+/** A class name that is a name: an error's `name` is whatever the code that threw it set. */
+const ERROR_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
+
 function errorType(error: unknown): string {
   if (error instanceof ToolwrightError) return error.code;
-  return error instanceof Error && error.name !== 'Error' ? error.name : '_OTHER';
+  return error instanceof Error && error.name !== 'Error' && ERROR_NAME.test(error.name) ? error.name : '_OTHER';
 }
 
 /** Settles a traced promise: the span ends with its outcome (`onValue` may add attributes first). */
-function settle<T>(span: OTel.Span, running: Promise<T>, onValue?: (value: T) => void): Promise<T> {
+function settle<T>(span: OTel.Span, recordContent: boolean, running: Promise<T>, onValue?: (value: T) => void): Promise<T> {
   return running.then(
     (value) => {
       onValue?.(value);
@@ -77,7 +84,7 @@ function settle<T>(span: OTel.Span, running: Promise<T>, onValue?: (value: T) =>
       return value;
     },
     (error: unknown) => {
-      endWithError(span, error);
+      endWithError(span, error, recordContent);
       throw error;
     },
   );
@@ -114,7 +121,7 @@ export function traceToolCall(tracer: OTel.Tracer, tracing: TracingOptions | und
     const args = typeof tool.args === 'string' ? tool.args : json(tool.args);
     if (args !== undefined) span.setAttribute('gen_ai.tool.call.arguments', args);
   }
-  return settle(span, within(span, run), record ? (result) => span.setAttribute('gen_ai.tool.call.result', result) : undefined);
+  return settle(span, record, within(span, run), record ? (result) => span.setAttribute('gen_ai.tool.call.result', result) : undefined);
 }
 
 function json(value: unknown): string | undefined {
@@ -151,9 +158,15 @@ let usageKey: symbol | undefined;
 
 /**
  * One `invoke_agent {gen_ai.agent.name}` span (kind INTERNAL) around a run or a resume: the model
- * calls and tool calls inside it are its children. A paused run is no error.
+ * calls and tool calls inside it are its children. A paused run is no error; a failed one carries
+ * its error's text only with `recordContent` (a tool's message reaches the run's error too).
  */
-export function traceAgentRun<T>(tracer: OTel.Tracer, info: AgentSpanInfo, run: () => Promise<T>): Promise<T> {
+export function traceAgentRun<T>(
+  tracer: OTel.Tracer,
+  tracing: TracingOptions | undefined,
+  info: AgentSpanInfo,
+  run: () => Promise<T>,
+): Promise<T> {
   const { provider, model } = modelIdentity(info.modelName);
   const span = tracer.startSpan(`invoke_agent ${info.agentName}`, {
     kind: api!.SpanKind.INTERNAL,
@@ -168,7 +181,7 @@ export function traceAgentRun<T>(tracer: OTel.Tracer, info: AgentSpanInfo, run: 
   const usage: RunUsage = { input: 0, output: 0 };
   usageKey ??= api!.createContextKey('toolwright run usage');
   const scope = api!.trace.setSpan(api!.context.active(), span).setValue(usageKey, usage);
-  return settle(span, api!.context.with(scope, run), () =>
+  return settle(span, tracing?.recordContent === true, api!.context.with(scope, run), () =>
     span.setAttributes({ 'gen_ai.usage.input_tokens': usage.input, 'gen_ai.usage.output_tokens': usage.output }),
   );
 }
@@ -208,7 +221,7 @@ export function traceModelCall(
     span.setAttribute('gen_ai.input.messages', JSON.stringify(request.messages.map(toSemconvMessage)));
   }
   const usage = usageKey && (api!.context.active().getValue(usageKey) as RunUsage | undefined);
-  return settle(span, within(span, call), (response) => {
+  return settle(span, record, within(span, call), (response) => {
     if (response.usage) {
       span.setAttributes({
         'gen_ai.usage.input_tokens': response.usage.inputTokens,

@@ -17,7 +17,7 @@ const { trace } = require(${resolveDep('@opentelemetry/api')});
 const { BasicTracerProvider, SimpleSpanProcessor } = require(${resolveDep('@opentelemetry/sdk-trace-base')});
 const exporter = {
   export(spans, done) {
-    for (const s of spans) appendFileSync(${JSON.stringify(out)}, JSON.stringify({ name: s.name, attributes: s.attributes, status: s.status }) + '\\n');
+    for (const s of spans) appendFileSync(${JSON.stringify(out)}, JSON.stringify({ name: s.name, attributes: s.attributes, status: s.status, events: s.events }) + '\\n');
     done({ code: 0 });
   },
   shutdown: async () => undefined,
@@ -38,9 +38,10 @@ describe('toolwright call with a tracer provider registered', () => {
   function callTraced(
     tool: string,
     args: string,
+    label = tool,
   ): { code: number | null; spans: { name: string; attributes: Record<string, unknown>; status: { code: number } }[] } {
-    const out = join(dir, `${tool}.jsonl`);
-    const preload = join(dir, `${tool}-preload.js`);
+    const out = join(dir, `${label}.jsonl`);
+    const preload = join(dir, `${label}-preload.js`);
     writeFileSync(out, '');
     writeFileSync(preload, PRELOAD(out));
     const run = spawnSync(process.execPath, ['-r', preload, cli.main, 'call', tool, args, '--module', cli.fixture, '--session', 's-cli'], {
@@ -70,5 +71,17 @@ describe('toolwright call with a tracer provider registered', () => {
     const { code, spans } = callTraced('explode', '{}');
     expect(code).not.toBe(0);
     expect(spans.map((s) => [s.name, s.attributes['error.type'], s.status.code])).toEqual([['execute_tool explode', 'TOOL_FAILED', 2]]);
+  });
+
+  it.each([
+    ['a tool error quoting a secret', 'explode', '{}', 'hunter2'],
+    ['argument text that is not JSON', 'add', 'CANARY4x7q is not JSON', 'CANARY4x7q'],
+    ['an unknown argument key', 'add', '{"a":1,"b":2,"CANARY4x7q":1}', 'CANARY4x7q'],
+  ])('%s: the span carries the code, never the text (recordContent is off)', (label, tool, args, canary) => {
+    const { code, spans } = callTraced(tool, args, label.replace(/\W+/g, '-'));
+    expect(code).not.toBe(0);
+    expect(spans).toHaveLength(1);
+    expect(spans[0].status).toEqual({ code: 2, message: spans[0].attributes['error.type'] });
+    expect(JSON.stringify(spans)).not.toContain(canary);
   });
 });

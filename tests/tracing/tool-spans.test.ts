@@ -118,12 +118,19 @@ describe('execute_tool spans', () => {
       expect(span.events).toEqual([]);
     });
 
-    it('a tool that throws: error.type TOOL_FAILED, status ERROR, the exception recorded', async () => {
+    it('a tool that throws: error.type TOOL_FAILED, status ERROR with the code, no exception text (content is off)', async () => {
       expect(await callOutcome(registry, 'fails', { text: 'x' }, options())).toEqual({ code: 'TOOL_FAILED' });
       const span = onlySpan();
       expect(span.attributes['error.type']).toBe('TOOL_FAILED');
-      expect(span.status.code).toBe(SpanStatusCode.ERROR);
-      expect(span.status.message).toMatch(/fails/);
+      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'TOOL_FAILED' });
+      expect(span.events).toEqual([]);
+    });
+
+    it('with recordContent, a tool that throws: the status message and the exception recorded', async () => {
+      const recording = ToolRegistry.build({ tools: TOOLS, tracing: { recordContent: true } });
+      expect(await callOutcome(recording, 'fails', { text: 'x' }, options())).toEqual({ code: 'TOOL_FAILED' });
+      const span = onlySpan();
+      expect(span.status.message).toMatch(/database down/);
       expect(span.events.map((e) => e.name)).toEqual(['exception']);
       // The SDK reports an exception's `code` as its type.
       expect(span.events[0].attributes?.['exception.type']).toBe('TOOL_FAILED');

@@ -4,13 +4,13 @@ import type {
   Message as AnthropicMessage,
   MessageCreateParamsNonStreaming,
   MessageParam,
-  RawMessageStreamEvent,
-  StopReason,
   ToolResultBlockParam,
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { linkedAbort, streamCut, toModelError, toStreamError, withIdleTimeout } from './sdk-errors';
+import { readAnthropicEvent, type StreamedBlock, type TokenCounts } from './anthropic-stream';
+import { linkedAbort, streamCut, toModelError, toStreamError } from './sdk-errors';
+import { maxEventBytes, readSseEvents } from './sse-events';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
@@ -34,6 +34,8 @@ export interface AnthropicModelOptions {
   name?: string;
   /** Send tools with strict tool use (grammar-constrained inputs); a schema strict mode cannot express is sent non-strict. */
   strictTools?: boolean;
+  /** The most one streamed event may hold (default 4 MiB); a larger one ends the stream with a non-retryable ModelError. */
+  maxEventBytes?: number;
 }
 
 /**
@@ -49,10 +51,12 @@ const PROVIDER = 'anthropic';
 /** A `Model` over the official `@anthropic-ai/sdk` Messages API. */
 export class AnthropicModel implements Model {
   readonly name: string;
+  private readonly maxEventBytes: number;
   private readonly client: Anthropic;
 
   constructor(private readonly options: AnthropicModelOptions) {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
+    this.maxEventBytes = maxEventBytes(options.maxEventBytes);
     try {
       this.client =
         (options.client as Anthropic | undefined) ??
@@ -83,63 +87,67 @@ export class AnthropicModel implements Model {
   /**
    * The same exchange streamed (`stream: true`): text deltas as they come, each tool call at its
    * block's `content_block_stop` (its input arrives as `input_json_delta` pieces), then `finish`
-   * with what `generate` would have returned, once `message_stop` says the message is whole.
+   * with what `generate` would have returned, once `message_stop` says the message is whole. The
+   * body is read by `readSseEvents` (bounded events) and each event checked by `readAnthropicEvent`.
    */
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
     const sdk = anthropicSdk();
-    // The request's signal, plus an abort of our own when the stream goes quiet.
+    // The request's signal, plus an abort of our own when the stream goes quiet or is left early.
     const idle = linkedAbort(request.signal);
     try {
-      let events: AsyncIterable<RawMessageStreamEvent>;
+      let response: Response;
       try {
-        events = await this.client.messages.create({ ...this.body(request), stream: true }, { signal: idle.signal });
+        // The raw response: the SDK still sends, retries and maps HTTP errors; the body is read here.
+        response = await this.client.messages.create({ ...this.body(request), stream: true }, { signal: idle.signal }).asResponse();
       } catch (error) {
         throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
       }
 
-      const blocks: StreamedBlock[] = [];
-      let usage: Partial<Usage> | undefined;
-      let stopReason: StopReason | null = null;
+      // Keyed by the checked index: a hostile index is refused, never a sparse array or a prototype key.
+      const blocks = new Map<number, StreamedBlock>();
+      let usage: TokenCounts | undefined;
+      let stopReason: string | null = null;
       let stopped = false;
+      const events = readSseEvents(response.body, {
+        provider: PROVIDER,
+        maxEventBytes: this.maxEventBytes,
+        timeoutMs: this.options.timeoutMs,
+        onIdle: () => idle.abort(),
+      });
       try {
-        for await (const event of withIdleTimeout(events, this.options.timeoutMs, () => idle.abort())) {
-          switch (event.type) {
+        for await (const sse of events) {
+          const event = readAnthropicEvent(sse);
+          switch (event?.type) {
             case 'message_start':
-              usage = { ...event.message.usage };
+              usage = event.usage;
               break;
-            case 'content_block_start': {
-              const block = event.content_block;
-              if (block.type === 'text') {
-                blocks[event.index] = { type: 'text', text: block.text };
-                if (block.text) yield { type: 'text-delta', delta: block.text };
-              } else if (block.type === 'tool_use') {
-                blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
-              } else {
-                blocks[event.index] = { type: 'other' };
+            case 'block_start':
+              blocks.set(event.index, event.block);
+              if (event.block.type === 'text' && event.block.text) yield { type: 'text-delta', delta: event.block.text };
+              break;
+            case 'text_delta': {
+              const block = blocks.get(event.index);
+              if (block?.type === 'text') {
+                block.text += event.text;
+                yield { type: 'text-delta', delta: event.text };
               }
               break;
             }
-            case 'content_block_delta': {
-              const block = blocks[event.index];
-              if (event.delta.type === 'text_delta' && block?.type === 'text') {
-                block.text += event.delta.text;
-                yield { type: 'text-delta', delta: event.delta.text };
-              } else if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use') {
-                block.json += event.delta.partial_json;
-              }
+            case 'input_json_delta': {
+              const block = blocks.get(event.index);
+              if (block?.type === 'tool_use') block.json += event.json;
               break;
             }
-            case 'content_block_stop': {
-              const block = blocks[event.index];
+            case 'block_stop': {
+              const block = blocks.get(event.index);
               if (block?.type === 'tool_use')
                 yield { type: 'tool-call', toolCall: toToolCall(block.id, block.name, parseStreamedInput(block.json)) };
               break;
             }
             case 'message_delta':
-              stopReason = event.delta.stop_reason ?? stopReason;
+              stopReason = event.stopReason ?? stopReason;
               // Counts here are cumulative: the last one stands, over what message_start said.
-              for (const [key, value] of Object.entries(event.usage ?? {}))
-                if (value !== null && value !== undefined) usage = { ...usage, [key]: value };
+              usage = { ...usage, ...event.usage };
               break;
             case 'message_stop':
               stopped = true;
@@ -147,18 +155,21 @@ export class AnthropicModel implements Model {
           }
         }
       } catch (error) {
-        throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+        // An abort (the caller's, or ours on a quiet stream) fails the read: reported below.
+        if (!idle.signal.aborted) throw toStreamError(PROVIDER, error);
       }
-      // The SDK ends the iteration quietly when the signal aborts it.
       if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
       if (idle.signal.aborted)
         throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
       if (!stopped) throw streamCut(PROVIDER, 'message_stop');
-      const content = blocks.flatMap((block): MessageLike['content'] =>
-        block?.type === 'text' ? [block] : block?.type === 'tool_use' ? [{ ...block, input: parseStreamedInput(block.json) }] : [],
-      );
+      const content = [...blocks.entries()]
+        .sort(([a], [b]) => a - b)
+        .flatMap(([, block]): MessageLike['content'] =>
+          block.type === 'text' ? [block] : block.type === 'tool_use' ? [{ ...block, input: parseStreamedInput(block.json) }] : [],
+        );
       yield { type: 'finish', response: toResponse({ content, usage, stop_reason: stopReason }) };
     } finally {
+      idle.abort(); // left early, or failed: the connection is closed (a no-op once the body was read)
       idle.release();
     }
   }
@@ -180,9 +191,6 @@ export class AnthropicModel implements Model {
     };
   }
 }
-
-/** A content block as the stream builds it; a tool call is complete at its `content_block_stop`. */
-type StreamedBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string } | { type: 'other' };
 
 /** What `toResponse` reads of a message: a whole one from `generate`, or the one `stream` assembled. */
 interface MessageLike {

@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
 import type {
   ChatCompletion,
-  ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { linkedAbort, streamCut, toModelError, toStreamError, withIdleTimeout } from './sdk-errors';
+import { readOpenAIChunk } from './openai-stream';
+import { linkedAbort, streamCut, toModelError, toStreamError } from './sdk-errors';
+import { maxEventBytes, readSseEvents } from './sse-events';
+import { MAX_STREAM_INDEX, wrongShape } from './stream-shape';
 import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../schema/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
@@ -40,6 +42,8 @@ export interface OpenAIChatModelOptions {
   maxRetries?: number;
   /** The model's name in logs; defaults to `openai:<model>`. */
   name?: string;
+  /** The most one streamed chunk may hold (default 4 MiB); a larger one ends the stream with a non-retryable ModelError. */
+  maxEventBytes?: number;
 }
 
 /**
@@ -55,10 +59,12 @@ const PROVIDER = 'openai';
 /** A `Model` over the official `openai` SDK's Chat Completions API (and every server that speaks it). */
 export class OpenAIChatModel implements Model {
   readonly name: string;
+  private readonly maxEventBytes: number;
   private readonly client: OpenAI;
 
   constructor(private readonly options: OpenAIChatModelOptions) {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
+    this.maxEventBytes = maxEventBytes(options.maxEventBytes);
     try {
       this.client =
         (options.client as OpenAI | undefined) ??
@@ -92,20 +98,21 @@ export class OpenAIChatModel implements Model {
   /**
    * The same exchange streamed (`stream: true`, usage in the last chunk): text deltas as they come,
    * each tool call once its arguments are complete (at the choice's `finish_reason`; the chunks
-   * carry them in pieces by `index`), then `finish` with what `generate` would have returned.
+   * carry them in pieces by `index`), then `finish` with what `generate` would have returned. The
+   * body is read by `readSseEvents` (bounded events) and each chunk checked by `readOpenAIChunk`.
    */
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
     const { body, strictSchemas } = this.request(request);
     const sdk = openaiSdk();
-    // The request's signal, plus an abort of our own when the stream goes quiet.
+    // The request's signal, plus an abort of our own when the stream goes quiet or is left early.
     const idle = linkedAbort(request.signal);
     try {
-      let chunks: AsyncIterable<ChatCompletionChunk>;
+      let response: Response;
       try {
-        chunks = await this.client.chat.completions.create(
-          { ...body, stream: true, stream_options: { include_usage: true } },
-          { signal: idle.signal },
-        );
+        // The raw response: the SDK still sends, retries and maps HTTP errors; the body is read here.
+        response = await this.client.chat.completions
+          .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: idle.signal })
+          .asResponse();
       } catch (error) {
         throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
       }
@@ -117,34 +124,48 @@ export class OpenAIChatModel implements Model {
       let finishReason: string | null = null;
       let toolCalls: ToolCall[] = [];
       let usage: CompletionUsage | undefined;
+      let done = false;
+      const events = readSseEvents(response.body, {
+        provider: PROVIDER,
+        maxEventBytes: this.maxEventBytes,
+        timeoutMs: this.options.timeoutMs,
+        onIdle: () => idle.abort(),
+      });
       try {
-        for await (const chunk of withIdleTimeout(chunks, this.options.timeoutMs, () => idle.abort())) {
-          if (chunk.usage) usage = chunk.usage;
-          const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+        for await (const sse of events) {
+          if (done) continue; // after [DONE], as the SDK: read to the end, so the connection can be reused
+          const chunk = readOpenAIChunk(sse);
+          if (chunk === 'done') {
+            done = true;
+            continue;
+          }
+          if (chunk.usage) usage = { ...chunk.usage, total_tokens: chunk.usage.prompt_tokens + chunk.usage.completion_tokens };
+          const choice = chunk.choice;
           if (!choice) continue; // the usage chunk has no choices
-          const delta = choice.delta ?? {};
-          if (typeof delta.content === 'string') {
-            content = (content ?? '') + delta.content;
-            if (delta.content !== '') yield { type: 'text-delta', delta: delta.content };
+          if (choice.content !== undefined) {
+            content = (content ?? '') + choice.content;
+            if (choice.content !== '') yield { type: 'text-delta', delta: choice.content };
           }
-          if (typeof delta.refusal === 'string') {
-            refusal = (refusal ?? '') + delta.refusal;
-            if (delta.refusal !== '') yield { type: 'text-delta', delta: delta.refusal };
+          if (choice.refusal !== undefined) {
+            refusal = (refusal ?? '') + choice.refusal;
+            if (choice.refusal !== '') yield { type: 'text-delta', delta: choice.refusal };
           }
-          for (const part of delta.tool_calls ?? []) {
+          for (const part of choice.toolCalls) {
             // By `index`, as the API streams them; but some compatible servers (Ollama) give every
             // parallel call index 0, or none: a new id where another call already is starts a new call.
-            const index = typeof part.index === 'number' ? part.index : -1;
+            const index = part.index ?? -1;
             let call = byIndex.get(index) ?? (index === -1 ? calls.at(-1) : undefined);
-            if (!call || (part.id && call.id && part.id !== call.id)) calls.push((call = { id: '', name: '', arguments: '' }));
+            if (!call || (part.id && call.id && part.id !== call.id)) {
+              if (calls.length >= MAX_STREAM_INDEX) throw wrongShape(PROVIDER, `more than ${MAX_STREAM_INDEX} tool calls`);
+              calls.push((call = { id: '', name: '', arguments: '' }));
+            }
             byIndex.set(index, call);
             if (part.id) call.id = part.id;
-            if (part.function?.name) call.name = part.function.name;
-            const args: unknown = part.function?.arguments;
-            if (args !== undefined && args !== null) call.arguments += typeof args === 'string' ? args : JSON.stringify(args);
+            if (part.name !== undefined) call.name = part.name;
+            if (part.arguments !== undefined) call.arguments += part.arguments;
           }
-          if (choice.finish_reason && finishReason === null) {
-            finishReason = choice.finish_reason;
+          if (choice.finishReason !== undefined && finishReason === null) {
+            finishReason = choice.finishReason;
             const message = {
               content,
               refusal,
@@ -155,16 +176,17 @@ export class OpenAIChatModel implements Model {
           }
         }
       } catch (error) {
-        throw toStreamError(PROVIDER, error, this.options.timeoutMs, sdk);
+        // An abort (the caller's, or ours on a quiet stream) fails the read: reported below.
+        if (!idle.signal.aborted) throw toStreamError(PROVIDER, error);
       }
-      // The SDK ends the iteration quietly when the signal aborts it.
       if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
       if (idle.signal.aborted)
         throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
       if (finishReason === null) throw streamCut(PROVIDER, 'a finish_reason');
-      const response = toResponse({ content, refusal, tool_calls: [] }, finishReason, usage, strictSchemas);
-      yield { type: 'finish', response: { ...response, toolCalls } };
+      const finished = toResponse({ content, refusal, tool_calls: [] }, finishReason, usage, strictSchemas);
+      yield { type: 'finish', response: { ...finished, toolCalls } };
     } finally {
+      idle.abort(); // left early, or failed: the connection is closed (a no-op once the body was read)
       idle.release();
     }
   }

@@ -26,62 +26,19 @@ export function toModelError(provider: string, error: unknown, timeoutMs: number
   return new ModelError(provider, error instanceof Error ? error.message : String(error), undefined, false, error);
 }
 
-function isRetryableStatus(status: number): boolean {
+export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500; // 529 "overloaded" (Anthropic) included
 }
 
 /**
- * The HTTP status a provider gives each error type, for errors that arrive inside a stream already
- * answered 200 (Anthropic's `event: error`, an OpenAI chunk with `error`): an `overloaded_error`
- * mid-stream is as retryable as a 529 before it.
+ * A failure while reading a stream's body already under way, as a ModelError: a body that stops
+ * being readable (socket reset, `terminated`) is a dropped connection, retryable, no status. What
+ * the stream said (error events, shapes) is mapped where it is read (stream-shape.ts).
  */
-const ERROR_TYPE_STATUS: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  rate_limit_exceeded: 429,
-  api_error: 500,
-  server_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
-
-/**
- * A failure while reading a stream already under way, as a ModelError. An error event the provider
- * sent keeps its type's status; a body that stops being readable (socket reset, `terminated`) is a
- * dropped connection: retryable, no status. Aborts and SDK errors map as `toModelError` does.
- */
-export function toStreamError(provider: string, error: unknown, timeoutMs: number | undefined, sdk: SdkErrors): ModelError {
+export function toStreamError(provider: string, error: unknown): ModelError {
   if (error instanceof ModelError) return error;
-  if (error instanceof sdk.APIError && (error as { status?: number }).status === undefined && !(error instanceof sdk.APIConnectionError)) {
-    const { type, message } = streamErrorBody(error);
-    const status = ERROR_TYPE_STATUS[type ?? ''];
-    return new ModelError(
-      provider,
-      `error in the stream: ${type ?? 'error'}: ${message}`,
-      status,
-      status !== undefined && isRetryableStatus(status),
-      error,
-    );
-  }
-  if (error instanceof sdk.APIError) return toModelError(provider, error, timeoutMs, sdk);
-  // The SDK rethrows a chunk that is not JSON as is: a broken server, not a dropped line.
-  if (error instanceof SyntaxError) return new ModelError(provider, `stream chunk is not JSON: ${error.message}`, undefined, false, error);
   const reason = error instanceof Error ? error.message + (error.cause instanceof Error ? ` (${error.cause.message})` : '') : String(error);
   return new ModelError(provider, `connection lost mid-stream: ${reason}`, undefined, true, error);
-}
-
-/** The `{ type, message }` of an in-stream error, whichever of the SDKs' shapes carried it. */
-function streamErrorBody(error: { error?: unknown; type?: unknown; code?: unknown }): { type?: string; message: string } {
-  const body = (error.error ?? {}) as { type?: unknown; message?: unknown; code?: unknown; error?: { type?: unknown; message?: unknown } };
-  const inner = body.error ?? body; // Anthropic nests `{ type: 'error', error: { type, message } }`
-  const type = [inner.type, error.type, body.code, error.code].find((t): t is string => typeof t === 'string' && t in ERROR_TYPE_STATUS);
-  const named = type ?? [inner.type, error.type].find((t): t is string => typeof t === 'string' && t !== 'error');
-  return { type: named, message: typeof inner.message === 'string' ? inner.message : JSON.stringify(body) };
 }
 
 /** A stream that ended before the provider said it was done: cut short, as retryable as a dropped connection. */
