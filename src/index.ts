@@ -97,6 +97,7 @@ export {
 
 // Side effects
 export { IdempotencyLedger, IdempotencyConflictError, payloadFingerprint } from './side-effects/idempotency';
+export { IdempotencyPayloadError } from './side-effects/canonical-json';
 export type { IdempotencyEntry, IdempotencyStorage, IdempotentOutcome } from './side-effects/idempotency';
 
 // Provider tool formats
