@@ -620,6 +620,12 @@ function tell(schema: JsonSchema, keyword: string, value: unknown): void {
 
 /** Tells the model a constraint enforced by a check or by class-validator: a keyword where one states it, else a phrase. */
 function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[]): void {
+  if (m.name && repeatsType(schema, m.name)) {
+    // "Must be an object." beside `type: object` says nothing more; a decimal-places limit still does.
+    const places = m.name === 'isNumber' ? (m.constraints?.[0] as { maxDecimalPlaces?: number } | undefined)?.maxDecimalPlaces : undefined;
+    if (places !== undefined) phrases.push(`At most ${places} decimal places.`);
+    return;
+  }
   const told = m.name ? TOLD[m.name]?.(m.constraints ?? []) : undefined;
   if (told) {
     for (const [keyword, value] of Object.entries(told)) tell(schema, keyword, value);
@@ -633,6 +639,21 @@ function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[])
   }
   const text = phraseOf(m);
   if (text && !phrases.includes(text)) phrases.push(text);
+}
+
+/** The JSON types each type constraint accepts: on a JSON value class-validator's check is exactly that type. */
+const TYPE_CHECKS: Record<string, readonly string[]> = {
+  isString: ['string'],
+  isNumber: ['number', 'integer'],
+  isInt: ['integer'],
+  isBoolean: ['boolean'],
+  isArray: ['array'],
+  isObject: ['object'],
+};
+
+/** A type constraint on a schema whose own `type` already says it (a schema given as is: `@Param({ type: 'object' })`, `items`). */
+function repeatsType(schema: JsonSchema, constraint: string): boolean {
+  return typeof schema.type === 'string' && TYPE_CHECKS[constraint]?.includes(schema.type) === true;
 }
 
 /** class-validator's message for a constraint, about "the value" rather than a property: "Must contain only letters (a-zA-Z)." */
