@@ -149,17 +149,32 @@ export class ToolInputError extends ToolwrightError {
   }
 }
 
-/** Every failing top-level property first, so that a cut list still names each one the model must fix. */
+/**
+ * The order a cut list keeps: the first error of each failing top-level property, then the first of
+ * each failing property at any depth (`a[].b`, `c[].extra`: item indexes aside), then the repeats, each
+ * tier in the order found. A list cut at MAX_ERRORS so names every property the model must fix, as far as it can.
+ */
 function breadthFirst(errors: readonly FieldError[]): FieldError[] {
-  const first: FieldError[] = [];
+  const tops: FieldError[] = [];
+  const shapes: FieldError[] = [];
   const rest: FieldError[] = [];
-  const seen = new Set<string>();
+  const seenTops = new Set<string>();
+  const seenShapes = new Set<string>();
   for (const e of errors) {
     const top = e.path.split(/[.[]/)[0];
-    (seen.has(top) ? rest : first).push(e);
-    seen.add(top);
+    const shape = fieldShape(e.path);
+    if (!seenTops.has(top)) tops.push(e);
+    else if (!seenShapes.has(shape)) shapes.push(e);
+    else rest.push(e);
+    seenTops.add(top);
+    seenShapes.add(shape);
   }
-  return [...first, ...rest];
+  return [...tops, ...shapes, ...rest];
+}
+
+/** A field path without its item indexes: `a[3].b` and `a[7].b` are one property, `a[].b`. */
+export function fieldShape(path: string): string {
+  return path.replace(/\[\d+\]/g, '[]');
 }
 
 const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
