@@ -90,6 +90,7 @@ export {
   RunNotFoundError,
   RunPausedError,
   ApprovalDecisionError,
+  ApprovalAlreadyDecidedError,
   SessionForbiddenError,
   ModelCallFailedError,
   RunClaimedError,

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'RUN_NOT_FOUND'
   | 'RUN_PAUSED'
   | 'INVALID_APPROVAL'
+  | 'APPROVAL_ALREADY_DECIDED'
   | 'SESSION_FORBIDDEN'
   | 'RUN_CLAIMED'
   // A tool call refused before it ran: by a human (approval) or a beforeToolCall hook
@@ -48,8 +49,10 @@ export type ErrorCode =
   | 'INVALID_OPTION'
   | 'INVALID_NAME'
   | 'FILE_EXISTS'
-  // HTTP surfaces: a request the endpoint cannot serve (malformed, too large, unsupported)
+  // HTTP surfaces: a request the endpoint cannot serve (malformed, too large, unsupported), or refuses (401, 403)
   | 'INVALID_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
   // A failure that is not a ToolwrightError, as a surface reports it to a model or client
   | 'INTERNAL';
 
