@@ -31,7 +31,7 @@ class WaitInput {
 @Tool({ name: 'wait', description: 'Waits for its signal.', input: WaitInput })
 class WaitTool implements ToolInterface<WaitInput> {
   async execute({ label }: WaitInput, context: AgentContext): Promise<object> {
-    const signal = context.signal!;
+    const signal = context.signal;
     const fired = new Promise<bigint>((resolve) =>
       signal.addEventListener('abort', () => resolve(process.hrtime.bigint()), { once: true }),
     );

@@ -90,6 +90,7 @@ export {
   RunNotFoundError,
   RunPausedError,
   ApprovalDecisionError,
+  ApprovalAlreadyDecidedError,
   SessionForbiddenError,
   ModelCallFailedError,
   RunClaimedError,
@@ -97,6 +98,7 @@ export {
 
 // Side effects
 export { IdempotencyLedger, IdempotencyConflictError, payloadFingerprint } from './side-effects/idempotency';
+export { IdempotencyPayloadError } from './side-effects/canonical-json';
 export type { IdempotencyEntry, IdempotencyStorage, IdempotentOutcome } from './side-effects/idempotency';
 
 // Provider tool formats

@@ -75,7 +75,7 @@ describe('chat-desk sample (useChat → toolwright Agent)', () => {
     const anonymous = new ChatClient(url, { id: 'chat-owned' });
     await anonymous.sendMessage({ text: 'Where is my order A-100?' });
     expect(anonymous.status).toBe('error');
-    expect(JSON.parse(anonymous.error!.message)).toMatchObject({ error: { code: 'INVALID_REQUEST' } });
+    expect(JSON.parse(anonymous.error!.message)).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
 
     const bob = new ChatClient(url, { id: 'chat-owned', headers: { authorization: 'Bearer bob-token' } });
     await bob.sendMessage({ text: 'Where is my order A-100?' });

@@ -6,12 +6,20 @@ import type { ToolCall } from '../session/message';
 import type { SessionStore } from '../stores/store';
 import { activeTracer, traceAgentRun, traceModelCall } from '../tracing/tracing';
 import { ToolCatalog, type CatalogSelection } from './catalog';
-import { MaxTurnsExceededError, ModelCallFailedError, RunAbortedError, RunClaimedError, RunNotFoundError, RunPausedError } from './errors';
+import {
+  ApprovalAlreadyDecidedError,
+  MaxTurnsExceededError,
+  ModelCallFailedError,
+  RunAbortedError,
+  RunClaimedError,
+  RunNotFoundError,
+  RunPausedError,
+} from './errors';
 import { HookSet } from './hooks';
 import { RunEventStream, type RunEvents } from './event-stream';
 import type { AgentEvent } from './events';
 import type { Model, ModelRequest, ModelResponse, ModelUsage } from './model';
-import { approverOf, RunStore, runResult, type RunState, type StoredDecision, type StoredRun } from './run-state';
+import { alreadyDecided, approverOf, RunStore, runResult, type RunState, type StoredDecision, type StoredRun } from './run-state';
 import { ToolRunner, uniqueCallIds } from './tool-runner';
 import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
 
@@ -153,7 +161,13 @@ export class Agent {
     try {
       const approver = approverOf(options.approver);
       const { state, pending } = await this.runs.open(options, undefined, cancel ?? options.signal);
-      if (!pending) throw new RunNotFoundError(options.sessionId, this.name);
+      if (!pending) {
+        // A call the run already went past (another approver decided it) is not "no run": say it was decided.
+        const decided = alreadyDecided(state, decisions);
+        throw decided.length
+          ? new ApprovalAlreadyDecidedError(options.sessionId, decided)
+          : new RunNotFoundError(options.sessionId, this.name);
+      }
       const next = await this.runs.decide(state, pending, decisions, approver, (approval, edited) =>
         this.tools.checkEdit(approval, edited),
       );

@@ -114,6 +114,23 @@ export class RunNotFoundError extends ToolwrightError {
   }
 }
 
+/**
+ * `resume` named calls whose run already went on past them: another approver (or an earlier request)
+ * decided them, and they ran or were rejected. Nothing was done now; what still waits is in `pendingApprovals`.
+ */
+export class ApprovalAlreadyDecidedError extends ToolwrightError {
+  constructor(
+    readonly sessionId: string,
+    readonly toolCallIds: readonly string[],
+  ) {
+    super(
+      'APPROVAL_ALREADY_DECIDED',
+      `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')} of session "${sessionId}" was already decided: the run went on ` +
+        'past it (its result is in the history), so nothing was done. Check pendingApprovals() for calls still waiting.',
+    );
+  }
+}
+
 /** `run` was called while a run of the session waits for approvals; decide them with `resume` first. */
 export class RunPausedError extends ToolwrightError {
   constructor(

@@ -6,7 +6,7 @@ import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnap
 import { checkId } from '../stores/snapshot-rows';
 import type { CancelSource } from '../registry/cancellation';
 import type { SessionStore } from '../stores/store';
-import { ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
+import { ApprovalAlreadyDecidedError, ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
 import type { RunEvents } from './event-stream';
 import type { ModelUsage } from './model';
 import type {
@@ -193,6 +193,8 @@ export class RunStore {
     const merged: Record<string, StoredDecision> = {};
     for (const [id, decision] of Object.entries(pending.decisions ?? {})) setOwn(merged, id, decision);
     const decidedAt = Date.now();
+    const decided = alreadyDecided(state, decisions).filter((id) => !pending.approvals.some((a) => a.toolCallId === id));
+    if (decided.length) throw new ApprovalAlreadyDecidedError(sessionId, decided);
     for (const [id, decision] of Object.entries(decisions)) {
       const approval = pending.approvals.find((a) => a.toolCallId === id);
       if (!approval) {
@@ -282,6 +284,15 @@ export function runResult(state: RunState, paused: StoredRun | undefined): RunRe
     approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
     ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
   };
+}
+
+/** The decided call ids whose call has a result in the session's history: the run went on past them (decided, then run or rejected). */
+export function alreadyDecided(state: RunState, decisions: unknown): string[] {
+  const ids = decisions !== null && typeof decisions === 'object' ? Object.keys(decisions) : [];
+  if (ids.length === 0) return [];
+  const answered = new Set<string>();
+  for (const m of state.context.getConversationHistory()) if (m.role === 'tool') answered.add(m.toolCallId);
+  return ids.filter((id) => answered.has(id));
 }
 
 export function approverOf(approver: ResumeOptions['approver']): Approver | undefined {

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'MODEL_RETRY'
   | 'APPROVAL_REQUIRED'
   | 'IDEMPOTENCY_CONFLICT'
+  | 'INVALID_PAYLOAD'
   | 'MEMORY_NOT_LOADED'
   // Stores and models
   | 'STORE_UNAVAILABLE'
@@ -34,6 +35,7 @@ export type ErrorCode =
   | 'RUN_NOT_FOUND'
   | 'RUN_PAUSED'
   | 'INVALID_APPROVAL'
+  | 'APPROVAL_ALREADY_DECIDED'
   | 'SESSION_FORBIDDEN'
   | 'RUN_CLAIMED'
   // A tool call refused before it ran: by a human (approval) or a beforeToolCall hook
@@ -47,10 +49,12 @@ export type ErrorCode =
   | 'INVALID_OPTION'
   | 'INVALID_NAME'
   | 'FILE_EXISTS'
-  // HTTP surfaces: a request the endpoint cannot serve (malformed, too large, unsupported)
+  // HTTP surfaces: a request the endpoint cannot serve (malformed, too large, unsupported), or refuses (401, 403)
   | 'INVALID_REQUEST'
   // HTTP surfaces: a client that stopped reading its response (the run it started is cancelled)
   | 'CLIENT_TOO_SLOW'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
   // A failure that is not a ToolwrightError, as a surface reports it to a model or client
   | 'INTERNAL';
 
@@ -150,17 +154,32 @@ export class ToolInputError extends ToolwrightError {
   }
 }
 
-/** Every failing top-level property first, so that a cut list still names each one the model must fix. */
+/**
+ * The order a cut list keeps: the first error of each failing top-level property, then the first of
+ * each failing property at any depth (`a[].b`, `c[].extra`: item indexes aside), then the repeats, each
+ * tier in the order found. A list cut at MAX_ERRORS so names every property the model must fix, as far as it can.
+ */
 function breadthFirst(errors: readonly FieldError[]): FieldError[] {
-  const first: FieldError[] = [];
+  const tops: FieldError[] = [];
+  const shapes: FieldError[] = [];
   const rest: FieldError[] = [];
-  const seen = new Set<string>();
+  const seenTops = new Set<string>();
+  const seenShapes = new Set<string>();
   for (const e of errors) {
     const top = e.path.split(/[.[]/)[0];
-    (seen.has(top) ? rest : first).push(e);
-    seen.add(top);
+    const shape = fieldShape(e.path);
+    if (!seenTops.has(top)) tops.push(e);
+    else if (!seenShapes.has(shape)) shapes.push(e);
+    else rest.push(e);
+    seenTops.add(top);
+    seenShapes.add(shape);
   }
-  return [...first, ...rest];
+  return [...tops, ...shapes, ...rest];
+}
+
+/** A field path without its item indexes: `a[3].b` and `a[7].b` are one property, `a[].b`. */
+export function fieldShape(path: string): string {
+  return path.replace(/\[\d+\]/g, '[]');
 }
 
 const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);

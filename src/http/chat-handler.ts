@@ -64,7 +64,7 @@ type Resolver<T> = (info: ChatRequestInfo) => T | Promise<T>;
 export interface ChatHandlerOptions {
   /**
    * The signed-in user, from the request (a verified cookie, token or the app's middleware); never
-   * from the body. Return undefined for an anonymous chat; throw `ChatRequestError(401, …)` to refuse.
+   * from the body. Return undefined for an anonymous chat; throw `ChatRequestError(401, …)` to refuse (code `UNAUTHORIZED`).
    * Sessions remember their user: another user's chat id answers 403.
    */
   userId: Resolver<string | undefined>;
@@ -98,12 +98,15 @@ export interface ChatHandlerOptions {
   writeTimeoutMs?: number;
 }
 
-/** A request the endpoint refuses: answered with `status` and `{ error: { code, message } }`. */
+/**
+ * A request the endpoint refuses: answered with `status` and `{ error: { code, message } }`. The code
+ * follows the status unless given: 401 `UNAUTHORIZED`, 403 `FORBIDDEN`, any other `INVALID_REQUEST`.
+ */
 export class ChatRequestError extends ToolwrightError {
   constructor(
     readonly status: number,
     message: string,
-    code: ErrorCode = 'INVALID_REQUEST',
+    code: ErrorCode = status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'INVALID_REQUEST',
   ) {
     super(code, message);
   }
@@ -128,6 +131,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   RUN_PAUSED: 409,
   RUN_CLAIMED: 409,
   RUN_NOT_FOUND: 409,
+  APPROVAL_ALREADY_DECIDED: 409,
   INVALID_APPROVAL: 409,
   STORE_UNAVAILABLE: 503,
 };

@@ -219,9 +219,9 @@ export function buildClassPlan(cls: ClassType, options: BuildClassOptions, seen:
   }
   const params = getParams(cls);
   const constraints = getConstraints(cls);
+  // No properties is a class with none ("options: {}"), not one still loading: a class that exists ran its
+  // decorators with its declaration. Not loaded yet is the class itself missing (undefined, or a thunk that throws).
   const names = [...new Set([...params.keys(), ...constraints.keys()])];
-  if (names.length === 0 && seen.length > 0)
-    throw notLoaded(`${cls.name}, the class of a nested property (${options.usage}), has no decorated properties`);
   const schema: JsonSchema = { type: 'object', properties: {} };
   const validation: JsonSchema = { type: 'object', properties: {} };
   const required: string[] = [];
@@ -360,6 +360,16 @@ function notLoaded(what: string): ToolDefinitionError {
   );
 }
 
+/** A type thunk's class; one that throws ReferenceError names a class whose declaration has not run yet (an ES module cycle). */
+function lazily<T>(thunk: () => T, where: string): T {
+  try {
+    return thunk();
+  } catch (error) {
+    if (error instanceof ReferenceError) throw notLoaded(`The type of ${where} names a class that is not initialized at build time`);
+    throw error;
+  }
+}
+
 function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: ValidationMetadata[], where: string): Kind {
   const fix = `Add @Param({ type: … }) to ${where}, e.g. type: 'integer', () => [String] or () => Address.`;
   const classify = (t: unknown, context: string): Kind => {
@@ -380,7 +390,7 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
   if (typeof param.type === 'string') {
     if (param.type === 'array') {
       if (param.items) return { kind: 'array', item: { kind: 'schema', schema: param.items } };
-      const t = getTransformType(cls, name);
+      const t = lazily(() => getTransformType(cls, name), where);
       if (t) return { kind: 'array', item: classify(t, 'item') };
       throw new ToolDefinitionError(`Cannot know the item type of array ${where}. ${fix}`);
     }
@@ -388,12 +398,12 @@ function resolveKind(cls: ClassType, name: string, param: ParamMetadata, metas: 
     return { kind: param.type };
   }
   if (typeof param.type === 'function') {
-    const t = param.type();
+    const t = lazily(param.type, where);
     return Array.isArray(t) ? { kind: 'array', item: classify(t[0], 'item') } : classify(t, 'property');
   }
 
   const design = getDesignType(cls, name);
-  const transformType = getTransformType(cls, name);
+  const transformType = lazily(() => getTransformType(cls, name), where);
   if (transformType === undefined && hasTransformType(cls, name))
     throw notLoaded(`The type of ${where} names a class that is undefined at build time`);
   if (design === Array) {
@@ -610,6 +620,12 @@ function tell(schema: JsonSchema, keyword: string, value: unknown): void {
 
 /** Tells the model a constraint enforced by a check or by class-validator: a keyword where one states it, else a phrase. */
 function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[]): void {
+  if (m.name && repeatsType(schema, m.name)) {
+    // "Must be an object." beside `type: object` says nothing more; a decimal-places limit still does.
+    const places = m.name === 'isNumber' ? (m.constraints?.[0] as { maxDecimalPlaces?: number } | undefined)?.maxDecimalPlaces : undefined;
+    if (places !== undefined) phrases.push(`At most ${places} decimal places.`);
+    return;
+  }
   const told = m.name ? TOLD[m.name]?.(m.constraints ?? []) : undefined;
   if (told) {
     for (const [keyword, value] of Object.entries(told)) tell(schema, keyword, value);
@@ -623,6 +639,21 @@ function tellModel(schema: JsonSchema, m: ValidationMetadata, phrases: string[])
   }
   const text = phraseOf(m);
   if (text && !phrases.includes(text)) phrases.push(text);
+}
+
+/** The JSON types each type constraint accepts: on a JSON value class-validator's check is exactly that type. */
+const TYPE_CHECKS: Record<string, readonly string[]> = {
+  isString: ['string'],
+  isNumber: ['number', 'integer'],
+  isInt: ['integer'],
+  isBoolean: ['boolean'],
+  isArray: ['array'],
+  isObject: ['object'],
+};
+
+/** A type constraint on a schema whose own `type` already says it (a schema given as is: `@Param({ type: 'object' })`, `items`). */
+function repeatsType(schema: JsonSchema, constraint: string): boolean {
+  return typeof schema.type === 'string' && TYPE_CHECKS[constraint]?.includes(schema.type) === true;
 }
 
 /** class-validator's message for a constraint, about "the value" rather than a property: "Must contain only letters (a-zA-Z)." */

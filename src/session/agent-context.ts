@@ -53,6 +53,8 @@ export class AgentContext {
   /** Set on the view a tool receives (`forToolCall`): its call id, idempotency key and AbortSignal. */
   readonly toolCall?: ToolCallInfo;
   private readonly data: SessionData;
+  /** Created on the first read of `signal` by a call that has none (one per context or per-call view). */
+  private idleSignal?: AbortSignal;
 
   constructor(init: AgentContextInit) {
     this.sessionId = init.sessionId;
@@ -93,9 +95,13 @@ export class AgentContext {
     return view as AgentContext;
   }
 
-  /** The AbortSignal of the running tool call (timeout or run cancelled), if any. */
-  get signal(): AbortSignal | undefined {
-    return this.toolCall?.signal;
+  /**
+   * The AbortSignal of the running tool call: it fires when the call's timeout passes or its run,
+   * MCP request or caller cancels it. Always there, so a tool passes it on as is (`fetch(url, { signal })`);
+   * for a call nothing can cancel it never fires.
+   */
+  get signal(): AbortSignal {
+    return this.toolCall?.signal ?? (this.idleSignal ??= new AbortController().signal);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ToolwrightError } from '../errors/errors';
+import { canonicalJson } from './canonical-json';
 
 /**
  * An idempotency key came back with a different payload. As payment APIs do, this is refused:
@@ -39,7 +40,7 @@ export interface IdempotentOutcome<T> {
 /**
  * Runs a side effect at most once per idempotency key (`context.idempotencyKey`), and refuses the
  * key with a different payload (IdempotencyConflictError). Concurrent calls with one key share
- * one run.
+ * one run. A payload JSON cannot carry is refused before anything runs (IdempotencyPayloadError).
  *
  * ```ts
  * const refunds = new IdempotencyLedger<Refund>();
@@ -80,18 +81,11 @@ export class IdempotencyLedger<T> {
   }
 }
 
-/** A stable digest of a JSON payload: object keys sorted, so property order does not matter. */
+/**
+ * A stable digest of a JSON payload: what `JSON.stringify` writes with object keys sorted (so
+ * property order does not matter, and a Date counts as its ISO text). A value JSON cannot carry
+ * (Map, Set, BigInt, function, symbol, cycle) is refused with IdempotencyPayloadError.
+ */
 export function payloadFingerprint(payload: unknown): string {
   return createHash('sha256').update(canonicalJson(payload)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

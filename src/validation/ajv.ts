@@ -3,7 +3,7 @@ import type { DataValidationCxt } from 'ajv/dist/types';
 import limitLength from 'ajv/dist/vocabularies/validation/limitLength';
 import addFormats from 'ajv-formats';
 import { maxLength, minLength } from 'class-validator';
-import type { FieldError } from '../errors/errors';
+import { fieldShape, type FieldError } from '../errors/errors';
 import { enumerated, scalarText } from './arguments';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
 import type { JsonSchema } from '../schema/json-schema';
@@ -567,14 +567,13 @@ function toPath(pointer: string, extra?: string): string {
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, table?: ConstraintTable): FieldErrorList {
   const out: FieldError[] = [];
   let omitted = 0;
+  // Past the cap an error is kept only for a property not named yet (a few more), so one property's many items cannot hide another's.
+  const shapes = new Set<string>();
+  let late = 0;
   for (const e of errors ?? []) {
     if (e.keyword === 'if' || (e.keyword === 'oneOf' && out.length)) continue; // wrappers: their inner error says more
     if (e.keyword === 'x-tw-omitted') {
       omitted += (e.params as { count: number }).count;
-      continue;
-    }
-    if (out.length >= 5 * MAX_FIELD_ERRORS) {
-      omitted++;
       continue;
     }
     let path = toPath(e.instancePath);
@@ -585,6 +584,12 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
     } else if (e.keyword === 'additionalProperties') {
       path = toPath(e.instancePath, (e.params as { additionalProperty: string }).additionalProperty);
     }
+    const shape = fieldShape(path);
+    if (out.length >= 5 * MAX_FIELD_ERRORS && (shapes.has(shape) || late++ >= MAX_FIELD_ERRORS)) {
+      omitted++;
+      continue;
+    }
+    shapes.add(shape);
     const ref: ConstraintRef | undefined =
       e.keyword === 'x-tw-check'
         ? table?.checks[(e.params as { check: number }).check]

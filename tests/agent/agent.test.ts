@@ -422,8 +422,8 @@ describe('timeouts and cancellation', () => {
     class HangingTool implements ToolInterface<OrderIdInput> {
       execute(_args: OrderIdInput, context: AgentContext) {
         return new Promise<object>((_, reject) => {
-          context.signal!.addEventListener('abort', () => {
-            observed.aborted = context.signal!.reason;
+          context.signal.addEventListener('abort', () => {
+            observed.aborted = context.signal.reason;
             reject(new Error('stopped'));
           });
         });

@@ -5,6 +5,7 @@ import { IsNumber, IsString, Min, MinLength } from 'class-validator';
 import {
   Agent,
   AgentContext,
+  ApprovalAlreadyDecidedError,
   ApprovalDecisionError,
   InMemoryStore,
   Param,
@@ -265,5 +266,60 @@ describe('idempotency keys', () => {
     expect(JSON.parse(done.output!)).toEqual({ status: 'already_refunded', order: 'A-1', amount: 40 });
     expect(seenKeys).toHaveLength(2);
     expect(seenKeys[0]).toBe(seenKeys[1]);
+  });
+});
+
+describe('a second approver of a call already decided', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'tw-decided-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const stores = [
+    ['in memory', () => new InMemoryStore()],
+    ['SQLite', () => new SqliteStore({ path: path.join(dir, 'state.db') })],
+  ] as const;
+
+  it.each(stores)('hears it was decided once the run went on, not that there is no run (%s)', async (_, makeStore) => {
+    const store = makeStore();
+    const model = new ScriptedModel([pay(30), { text: 'refunded' }]);
+    const agent = new Agent({ name: 'support', model, tools: [PayRefundTool], store });
+    await agent.run('refund 30', who);
+    expect((await agent.approve({ ...who, approver: 'alice' }, 'call-pay')).status).toBe('completed');
+
+    for (const late of [
+      () => agent.approve({ ...who, approver: 'bob' }, 'call-pay'),
+      () => agent.reject({ ...who, approver: 'bob' }, 'call-pay', 'too much'),
+    ]) {
+      const error = await late().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ApprovalAlreadyDecidedError);
+      expect(error).toMatchObject({ code: 'APPROVAL_ALREADY_DECIDED', sessionId: 's-1', toolCallIds: ['call-pay'] });
+      expect((error as Error).message).toMatch(/already decided/);
+    }
+    expect(ledger.refunds).toHaveLength(1);
+    // A call id the session never saw is still "no run waiting".
+    await expect(agent.approve(who, 'never-asked')).rejects.toBeInstanceOf(RunNotFoundError);
+    await store.close();
+  });
+
+  it.each(stores)('hears it was decided while the run waits on a later call (%s)', async (_, makeStore) => {
+    const store = makeStore();
+    const model = new ScriptedModel([pay(30), pay(5, 'call-2'), { text: 'both refunded' }]);
+    const agent = new Agent({ name: 'support', model, tools: [PayRefundTool], store });
+    await agent.run('refund 30, then 5', who);
+    const next = await agent.approve(who, 'call-pay');
+    expect(next.approvals.map((a) => a.toolCallId)).toEqual(['call-2']);
+
+    await expect(agent.reject(who, 'call-pay', 'no')).rejects.toMatchObject({
+      code: 'APPROVAL_ALREADY_DECIDED',
+      toolCallIds: ['call-pay'],
+    });
+    // Nothing was decided: the later call still waits, and still runs once approved.
+    expect((await agent.pendingApprovals(who)).map((a) => a.toolCallId)).toEqual(['call-2']);
+    expect((await agent.approve(who, 'call-2')).status).toBe('completed');
+    expect(ledger.refunds.map((r) => r.amount)).toEqual([30, 5]);
+    await store.close();
   });
 });

@@ -46,7 +46,7 @@ const hangingTool = (reader: Reader) => {
     execute(_: OrderInput, context: AgentContext) {
       const seen = { reader, context, fired: 0 };
       contexts.push(seen);
-      if (reader === 'listens') context.signal!.addEventListener('abort', () => seen.fired++);
+      if (reader === 'listens') context.signal.addEventListener('abort', () => seen.fired++);
       return new Promise(() => undefined);
     }
   }
@@ -155,7 +155,7 @@ describe('leaving the loop or the caller aborting cancels every call, whether or
     const history = (await store.loadSession({ sessionId: 's-1' }))!.history;
     expectWellFormed(history);
     expect(history.slice(-2).map(codeOf)).toEqual(['ABORTED', 'ABORTED']);
-    const later = contexts.find((c) => c.reader === 'later')!.context.signal!;
+    const later = contexts.find((c) => c.reader === 'later')!.context.signal;
     expect(later.aborted).toBe(true);
     expect((later.reason as Error).name).toBe('AbortError');
     expect(contexts.find((c) => c.reader === 'never')!.context.signal).toBe(later); // one signal per run
@@ -182,7 +182,7 @@ describe('leaving the loop or the caller aborting cancels every call, whether or
     expect(error.cause).toBe(hungUp);
     expect(seen.map((e) => e.type)).toEqual(['run-start', 'tool-call', 'tool-result']);
     expect(seen[2]).toMatchObject({ record: { id: 'n1', status: 'error', code: 'ABORTED' } });
-    expect(contexts[0].context.signal!.reason).toBe(hungUp);
+    expect(contexts[0].context.signal.reason).toBe(hungUp);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
@@ -230,8 +230,8 @@ describe('leaving the loop or the caller aborting cancels every call, whether or
         expect(contexts).toHaveLength(calls.length);
         for (const seen of contexts) {
           expect(seen.fired).toBe(seen.reader === 'listens' ? 1 : 0);
-          expect(seen.context.signal!.aborted).toBe(true);
-          const reason = seen.context.signal!.reason as Error;
+          expect(seen.context.signal.aborted).toBe(true);
+          const reason = seen.context.signal.reason as Error;
           if (byCaller) expect(reason.message).toBe('caller');
           else expect(reason.name).toBe('AbortError');
         }
@@ -259,7 +259,7 @@ describe('a call with a timeout creates its signal only when the tool reads it',
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolTimeoutError);
     expect(created).not.toHaveBeenCalled();
-    expect(context!.signal!.aborted).toBe(true);
-    expect(context!.signal!.reason).toBe(error);
+    expect(context!.signal.aborted).toBe(true);
+    expect(context!.signal.reason).toBe(error);
   });
 });

@@ -113,10 +113,10 @@ describe.each([
       );
       for (const sessionId of sessions) {
         const outcomes = reports.map((r) => r.outcomes.get(sessionId)!);
-        // One resume ran it; the other got a typed error (claimed, or already gone when it looked).
+        // One resume ran it; the other got a typed error (claimed, or already decided when it looked).
         expect([outcomes, reports.map((r) => r.log)]).toEqual([expect.arrayContaining(['completed']), expect.anything()]);
         expect(outcomes.filter((o) => o === 'completed')).toHaveLength(1);
-        expect(outcomes.filter((o) => o !== 'completed')[0]).toMatch(/^(RUN_CLAIMED|RUN_NOT_FOUND)$/);
+        expect(outcomes.filter((o) => o !== 'completed')[0]).toMatch(/^(RUN_CLAIMED|APPROVAL_ALREADY_DECIDED)$/);
         expect(reports.flatMap((r) => r.ran).filter((s) => s === sessionId)).toHaveLength(1);
         const saved = (await store.loadSession({ sessionId }))!;
         expect(saved.pendingRun).toBeNull();

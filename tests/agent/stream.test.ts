@@ -62,8 +62,8 @@ const waited: { aborted: boolean; reason: unknown }[] = [];
 class WaitTool implements ToolInterface<OrderInput> {
   execute(_: OrderInput, context: AgentContext) {
     return new Promise((_resolve, reject) => {
-      context.signal!.addEventListener('abort', () => {
-        waited.push({ aborted: context.signal!.aborted, reason: context.signal!.reason });
+      context.signal.addEventListener('abort', () => {
+        waited.push({ aborted: context.signal.aborted, reason: context.signal.reason });
         reject(new Error('stopped'));
       });
     });
@@ -97,7 +97,7 @@ const kept: AbortSignal[] = [];
 @Tool({ name: 'keep', description: 'Keeps its signal', input: OrderInput })
 class KeepTool implements ToolInterface<OrderInput> {
   execute({ order_id }: OrderInput, context: AgentContext) {
-    kept.push(context.signal!);
+    kept.push(context.signal);
     return { order_id };
   }
 }

@@ -46,7 +46,7 @@ const cancelled: string[] = [];
 class SlowReportTool implements ToolInterface<OrderInput> {
   execute({ order_id }: OrderInput, context: AgentContext) {
     return new Promise((_resolve, reject) => {
-      context.signal!.addEventListener('abort', () => {
+      context.signal.addEventListener('abort', () => {
         cancelled.push(order_id);
         reject(new Error('cancelled'));
       });
@@ -164,7 +164,7 @@ describe('a toolwright Agent behind useChat (AI SDK chat client, real server)', 
     expect(answer).toMatch(/^Not refunded: /);
     expect(answer).toContain('Over the limit');
 
-    // Answering the same approval again: the run is no longer paused (409), nothing runs twice.
+    // Answering the same approval again: it was already decided (409), nothing runs twice.
     const replay = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-user': 'bob' },
@@ -175,7 +175,7 @@ describe('a toolwright Agent behind useChat (AI SDK chat client, real server)', 
       }),
     });
     expect(replay.status).toBe(409);
-    expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('RUN_NOT_FOUND');
+    expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('APPROVAL_ALREADY_DECIDED');
   });
 });
 

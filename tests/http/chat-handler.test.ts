@@ -243,7 +243,7 @@ describe('createChatHandler with the AI SDK chat client (useChat without React)'
     expect(agent.resumes).toEqual([]);
     expect(chat.status).toBe('error');
     expect(JSON.parse(chat.error!.message)).toEqual({
-      error: { code: 'INVALID_REQUEST', message: 'Approvals are not decided from this chat.' },
+      error: { code: 'FORBIDDEN', message: 'Approvals are not decided from this chat.' },
     });
   });
 
@@ -489,7 +489,8 @@ describe('createChatHandler refuses bad requests with a clear 4xx and never runs
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toBe('application/json');
     const body = (await response.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('INVALID_REQUEST');
+    // A refused sign-in is told apart from a malformed request by its code, as by its status.
+    expect(body.error.code).toBe(status === 401 ? 'UNAUTHORIZED' : 'INVALID_REQUEST');
     expect(body.error.message).toContain(message);
     if (status === 405) expect(response.headers.get('allow')).toBe('POST');
   });

@@ -425,6 +425,28 @@ describe('failures while running', () => {
     expect(JSON.parse(error.toToolResult())).toEqual({ status: 'error', code: 'TOOL_FAILED', message: 'Order A-100 is already refunded' });
   });
 
+  it('gives every call an AbortSignal, typed as always there: one nothing can cancel never fires', async () => {
+    const seen: AbortSignal[] = [];
+    @Tool({ name: 'fetching', description: 'Passes its signal on', input: EmptyInput })
+    class FetchingTool {
+      execute(_args: EmptyInput, context: AgentContext): string {
+        // No `!` or `?.`: the type tools see says the signal is there (this line does not compile otherwise).
+        const signal: AbortSignal = context.signal;
+        seen.push(signal);
+        return JSON.stringify({ aborted: signal.aborted });
+      }
+    }
+    const registry = ToolRegistry.build({ tools: [FetchingTool] });
+    // The direct fast path, a call id without signal or timeout, and the caller's own context.
+    expect(await registry.call('fetching', '{}')).toBe('{"aborted":false}');
+    expect(await registry.call('fetching', '{}', newContext(), newMemory(), { toolCallId: 'c-1' })).toBe('{"aborted":false}');
+    const context = newContext();
+    expect(await registry.call('fetching', '{}', context, newMemory())).toBe('{"aborted":false}');
+    expect(seen).toHaveLength(3);
+    for (const signal of seen) expect(signal).toBeInstanceOf(AbortSignal);
+    expect(context.signal).toBe(context.signal); // one per context, not a new one per read
+  });
+
   it('times out a hanging tool, aborting the signal it sees', async () => {
     let signal: AbortSignal | undefined;
     @Tool({ name: 'hang', description: 'Hangs', input: EmptyInput, timeoutMs: 20 })

@@ -3,6 +3,11 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import {
   Contains,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsObject,
+  IsOptional,
   IsAlpha,
   IsAlphanumeric,
   IsBooleanString,
@@ -197,5 +202,35 @@ describe('phrases: constraints JSON Schema cannot state are described in words',
   test("the phrase follows the author's description", () => {
     const input = inputWith({ type: 'string', description: 'The product code.' }, IsString(), Validate(IsSku));
     expect(build(input).property.description).toBe('The product code. Must look like SKU-123.');
+  });
+});
+
+describe('no phrase repeats the type the schema states', () => {
+  const ITEMS = (type: string): ParamOptions => ({ type: 'array', items: { type } as JsonSchema });
+  test.each([
+    { label: "IsObject on { type: 'object' }", input: inputWith({ type: 'object' }, IsObject()), wrong: [1, 'x', []] },
+    { label: 'IsObject on an optional object', input: inputWith({ type: 'object' }, IsOptional(), IsObject()), wrong: ['x'] },
+    { label: 'IsString on string items', input: inputWith(ITEMS('string'), IsString({ each: true })), wrong: [[1]] },
+    { label: 'IsNumber on number items', input: inputWith(ITEMS('number'), IsNumber({}, { each: true })), wrong: [['1']] },
+    { label: 'IsNumber on integer items', input: inputWith(ITEMS('integer'), IsNumber({}, { each: true })), wrong: [[1.5]] },
+    { label: 'IsInt on integer items', input: inputWith(ITEMS('integer'), IsInt({ each: true })), wrong: [[1.5]] },
+    { label: 'IsBoolean on boolean items', input: inputWith(ITEMS('boolean'), IsBoolean({ each: true })), wrong: [['true']] },
+    { label: 'IsObject on object items', input: inputWith(ITEMS('object'), IsObject({ each: true })), wrong: [[[]], ['x']] },
+    { label: 'IsArray on array items', input: inputWith(ITEMS('array'), IsArray({ each: true })), wrong: [[{}]] },
+    { label: 'IsArray on an array', input: inputWith(ITEMS('string'), IsArray()), wrong: ['x'] },
+  ])('$label: no phrase, and the type is still enforced', async ({ input, wrong }) => {
+    const { registry, name, property } = build(input);
+    expect(property.description).toBeUndefined();
+    for (const v of wrong) await expect(registry.call(name, { v })).rejects.toBeInstanceOf(ToolInputError);
+  });
+
+  test('a phrase that says more than the type stays', () => {
+    // @IsInt on number items narrows the type; maxDecimalPlaces is a limit the type does not state.
+    expect(build(inputWith(ITEMS('number'), IsInt({ each: true }))).property.description).toBe(
+      'Each value in the list must be an integer number.',
+    );
+    expect(build(inputWith(ITEMS('number'), IsNumber({ maxDecimalPlaces: 2 }, { each: true }))).property.description).toBe(
+      'At most 2 decimal places.',
+    );
   });
 });

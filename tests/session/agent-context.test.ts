@@ -12,7 +12,9 @@ describe('identity', () => {
     expect(context.userId).toBe('u-1');
     expect(context.tenantId).toBe('t-1');
     expect(context.toolCall).toBeUndefined();
-    expect(context.signal).toBeUndefined();
+    // Outside a cancellable call the signal is there and never fires.
+    expect(context.signal).toBeInstanceOf(AbortSignal);
+    expect(context.signal.aborted).toBe(false);
     expect(context.idempotencyKey).toBeUndefined();
   });
 

@@ -71,6 +71,68 @@ async function inputError(tool: string, args: string | object): Promise<ToolInpu
   return error as ToolInputError;
 }
 
+class Part {
+  @Param() @IsString() b!: string;
+}
+
+class Wide {
+  @Param() @IsString() p1!: string;
+  @Param() @IsString() p2!: string;
+  @Param() @IsString() p3!: string;
+  @Param() @IsString() p4!: string;
+  @Param() @IsString() p5!: string;
+  @Param() @IsString() p6!: string;
+}
+
+class Extra {
+  @Param() @IsString() d!: string;
+}
+
+class SpreadInput {
+  @Param({ type: () => [Part] }) @ValidateNested({ each: true }) @Type(() => Part) a!: Part[];
+  @Param({ type: () => [Wide] }) @IsOptional() @ValidateNested({ each: true }) @Type(() => Wide) w?: Wide[];
+  @Param({ type: () => [Extra] }) @ValidateNested({ each: true }) @Type(() => Extra) c!: Extra[];
+}
+
+@Tool({ name: 'spread', description: 'Errors in many places', input: SpreadInput })
+class SpreadTool {
+  execute(): object {
+    return {};
+  }
+}
+
+describe('a capped answer names every failing property before repeating one', () => {
+  const spread = ToolRegistry.build({ tools: [SpreadTool] });
+  const errorOf = (args: object) =>
+    spread.call('spread', args).then(
+      () => undefined,
+      (e: unknown) => e as ToolInputError,
+    );
+  const c = [{ d: 1 }, { d: 'y' }, { d: 'z', extra: 1 }];
+
+  test('30 failing items of a, and c[0].d and c[2].extra: each failing property is listed', async () => {
+    const error = await errorOf({ a: Array.from({ length: 30 }, () => ({ b: 1 })), c });
+    expect(error).toBeInstanceOf(ToolInputError);
+    const paths = error!.errors.map((e) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['a[0].b', 'c[0].d', 'c[2].extra']));
+    expect(paths).toHaveLength(20);
+    expect(paths.length + error!.omitted).toBe(32);
+    // The rest are the repeats, in the order found.
+    expect(paths.filter((p) => p.startsWith('a['))).toEqual(Array.from({ length: 18 }, (_, i) => `a[${i}].b`));
+  });
+
+  test('items failing six properties each (more errors than the validator reports) still leave c[2].extra listed', async () => {
+    const wide = Array.from({ length: 30 }, () => ({ p1: 1, p2: 1, p3: 1, p4: 1, p5: 1, p6: 1 }));
+    const error = await errorOf({ a: [], w: wide, c });
+    expect(error).toBeInstanceOf(ToolInputError);
+    const paths = error!.errors.map((e) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['w[0].p1', 'w[0].p2', 'w[0].p6', 'c[0].d', 'c[2].extra']));
+    expect(paths).toHaveLength(20);
+    // Items past the 20th failing one are counted once each (see the array bound above), so at least one per item.
+    expect(paths.length + error!.omitted).toBeGreaterThanOrEqual(30 + 2);
+  });
+});
+
 describe('bounded error answers', () => {
   test('200,000 wrong array items: 20 errors listed, the rest counted, a small result', async () => {
     const args = JSON.stringify({ amount: 1, ids: Array.from({ length: 200_000 }, (_, i) => (i % 2 ? 'x' : 1.5)) });
