@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import type { Message, ToolCall } from '../session/message';
@@ -39,6 +39,8 @@ export interface StoredRun {
   failures: Record<string, number>;
   /** Set while one process resumes the run (see `resumeLeaseMs`). */
   claim?: { id: string; at: number };
+  /** What the run's idempotency keys derive from (see RunState.callScope); a run paused before it existed uses its runId. */
+  callScope?: string;
 }
 
 export type StoredDecision = ApprovalDecision & { approver?: Approver; decidedAt?: number };
@@ -67,6 +69,12 @@ export interface RunState {
   stored?: StoredRun;
   /** Call ids used in this run, so that every id is unique before anything is decided. */
   callIds: Set<string>;
+  /**
+   * What a retry of this run shares: the session's stored history mark when the run opened and its
+   * input. With the model turn and the call's place in it, it makes the call's idempotency key, so
+   * a run retried after its save failed (same input, same session, same history) gets the same keys.
+   */
+  callScope: string;
   approver?: Approver;
   stopped?: boolean;
   /** The memory's load, started by the first call to a tool that reads memory. */
@@ -114,6 +122,8 @@ export class RunStore {
         ? (options.userId ?? null)
         : await this.store.claimSession(key, options.userId ?? null);
     if (owner !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    // A session this run just created: its mark is read as a retry will read it (the claim made it).
+    const marked = snapshot ?? (input === undefined ? undefined : await this.store.loadSession(key, { historyLimit: 0 }));
     const context = snapshot
       ? AgentContext.fromSnapshot(historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot), options.userId)
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
@@ -150,6 +160,7 @@ export class RunStore {
       failures: resumed && pending ? pending.failures : {},
       hadPending: pending !== undefined,
       callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
+      callScope: resumed && pending ? (pending.callScope ?? pending.runId) : callScopeOf(marked, input ?? ''),
     };
     return { state, pending };
   }
@@ -239,6 +250,7 @@ export class RunStore {
       records: state.records,
       usage: state.usage,
       failures: state.failures,
+      callScope: state.callScope,
     };
   }
 
@@ -309,6 +321,12 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
 function memoryScope(userId: string | undefined, sessionId: string): string {
   if (userId === undefined) return `#session:${sessionId}`;
   return userId.startsWith('#') ? `#${userId}` : userId;
+}
+
+/** Hashed once a run: the key of every call hashes this with the model turn and the call's place. */
+function callScopeOf(snapshot: SessionSnapshot | undefined, input: string): string {
+  const mark = snapshot?.historyMark ?? `n${snapshot?.history.length ?? 0}`;
+  return createHash('sha256').update(mark).update('\u0000').update(input).digest('base64url').slice(0, 22);
 }
 
 /** A history window may start with tool results whose assistant call was cut off; providers refuse those. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   MemoryChanges,
   MemoryEntry,
@@ -25,6 +26,8 @@ import { checkId, checkMemoryKey, checkOwner, checkSessionKey, lastMessages } fr
 export class InMemoryStore implements SessionStore {
   private readonly sessions = new Map<string, SessionSnapshot>();
   private readonly memories = new Map<string, MemorySnapshot>();
+  /** Per session: its generation (new when it is created) and how many messages were ever stored, its `historyMark`. */
+  private readonly marks = new Map<string, { gen: string; seq: number }>();
   /**
    * Per memory (its entries array, which a delete drops and a recreation replaces), built on its first
    * search and grown on every save: a snapshot loaded before a delete never searches the memory created after.
@@ -38,7 +41,14 @@ export class InMemoryStore implements SessionStore {
     const s = this.sessions.get(sessionKeyString(key));
     if (!s) return undefined;
     const history = lastMessages(s.history, options.historyLimit);
-    return { ...s, state: copy(s.state), pendingRun: copy(s.pendingRun), history: history === s.history ? history.slice() : history };
+    const mark = this.marks.get(sessionKeyString(key))!;
+    return {
+      ...s,
+      state: copy(s.state),
+      pendingRun: copy(s.pendingRun),
+      history: history === s.history ? history.slice() : history,
+      historyMark: `${mark.gen}:${mark.seq}`,
+    };
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
@@ -56,12 +66,15 @@ export class InMemoryStore implements SessionStore {
     for (const m of c.appended) history.push(m);
     next.history = history;
     this.sessions.set(k, next);
+    const mark = current ? this.marks.get(k)! : this.newMark(k);
+    mark.seq += (c.replacedHistory?.length ?? 0) + c.appended.length;
     return next.version;
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
     checkSessionKey(key);
     this.sessions.delete(sessionKeyString(key));
+    this.marks.delete(sessionKeyString(key));
   }
 
   async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
@@ -76,7 +89,14 @@ export class InMemoryStore implements SessionStore {
       userId === null ? { set: {}, deleted: [], appended: [] } : { userId, set: {}, deleted: [], appended: [] },
     );
     this.sessions.set(k, { ...created, version: 0 });
+    this.newMark(k);
     return userId;
+  }
+
+  private newMark(k: string): { gen: string; seq: number } {
+    const mark = { gen: randomUUID(), seq: 0 };
+    this.marks.set(k, mark);
+    return mark;
   }
 
   async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean> {
@@ -124,6 +144,7 @@ export class InMemoryStore implements SessionStore {
 
   async close(): Promise<void> {
     this.sessions.clear();
+    this.marks.clear();
     this.memories.clear();
     this.indexes = new WeakMap();
   }

@@ -289,7 +289,7 @@ export class PostgresStore implements SessionStore {
         text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version, last_seq FROM ${this.s}.sessions
                           WHERE tenant = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > now()))
                SELECT 0, user_id, user_input, pending_run, version::text, id::text FROM s
-               UNION ALL SELECT 3, (SELECT min(first_seq) FROM ${this.s}.session_history h WHERE h.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
+               UNION ALL SELECT 3, (SELECT min(first_seq) FROM ${this.s}.session_history h WHERE h.session_pk = s.id)::text, s.last_seq::text, NULL, NULL, NULL FROM s
                UNION ALL SELECT 1, st.key, st.value, NULL, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
                UNION ALL SELECT 2, h.items, h.first_seq::text, h.last_seq::text, NULL, NULL FROM ${this.s}.session_history h, s
                  WHERE h.session_pk = s.id AND h.last_seq > GREATEST($4, s.last_seq - COALESCE($3::bigint, s.last_seq))`,
@@ -302,10 +302,14 @@ export class PostgresStore implements SessionStore {
     const state: Array<[string, string]> = [];
     let chunks: HistoryChunk[] = [];
     let firstSeq: number | null = null;
+    let lastSeq = '0';
     for (const r of rows) {
       if (r[0] === 1) state.push([r[1] as string, r[2] as string]);
       else if (r[0] === 2) chunks.push({ items: r[1] as string, first: Number(r[2]), last: Number(r[3]) });
-      else if (r[0] === 3) firstSeq = r[1] === null ? null : Number(r[1]);
+      else if (r[0] === 3) {
+        firstSeq = r[1] === null ? null : Number(r[1]);
+        lastSeq = r[2] as string;
+      }
     }
     chunks = chunks.sort((a, b) => a.first - b.first);
     return {
@@ -318,6 +322,8 @@ export class PostgresStore implements SessionStore {
         userInput: meta[2],
         pendingRun: meta[3],
         version: Number(meta[4]),
+        // The row id (bigserial, never reused) and the last message number (only grows, also when the history is replaced).
+        historyMark: `${meta[5] as string}:${lastSeq}`,
       },
     };
   }

@@ -64,20 +64,24 @@ end
 /**
  * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId, hasUserInput, userInput,
  * hasPendingRun, pendingRun, replace, nSet, nDeleted, nReplaced, nAppended, expected owner ('': any;
- * 'n': anonymous; 'u' .. id), then the set pairs,
+ * 'n': anonymous; 'u' .. id), generation (kept only by the save creating the session), then the set pairs,
  * deleted keys, replaced and appended messages. One script = one atomic merge.
  */
 const SAVE_SESSION = `${LUA_BATCH}
 -- A session whose meta is gone (deleted, expired) starts empty, even if a sibling key lingers.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('DEL', KEYS[2], KEYS[3])
+  redis.call('HSET', KEYS[1], 'gen', ARGV[14])
 elseif ARGV[13] ~= '' then
   -- The owner the writer loaded ('u' .. id, or 'n' for anonymous): another owner now means no write.
   local owner = redis.call('HGET', KEYS[1], 'userId')
   if (owner and ('u' .. owner) or 'n') ~= ARGV[13] then return -1 end
 end
 local nSet, nDel, nRep, nApp = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local p = 14
+-- Messages ever stored (a replace does not lower it): with gen, the session's historyMark.
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or redis.call('LLEN', KEYS[3]))
+redis.call('HSET', KEYS[1], 'seq', seq + nRep + nApp)
+local p = 15
 for i = 0, nSet - 1 do redis.call('HSET', KEYS[2], ARGV[p + 2 * i], ARGV[p + 2 * i + 1]) end
 p = p + 2 * nSet
 batch('HDEL', KEYS[2], p, p + nDel - 1)
@@ -95,14 +99,14 @@ end
 return version
 `;
 
-/** KEYS: meta, state, history. ARGV: history limit (-1: all). Returns {meta, state, history} or nil. */
+/** KEYS: meta, state, history. ARGV: history limit (-1: all). Returns {meta, state, history, history length} or nil. */
 const LOAD_SESSION = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local limit = tonumber(ARGV[1])
 local history = {}
 if limit < 0 then history = redis.call('LRANGE', KEYS[3], 0, -1)
 elseif limit > 0 then history = redis.call('LRANGE', KEYS[3], -limit, -1) end
-return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), history}
+return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), history, redis.call('LLEN', KEYS[3])}
 `;
 
 /**
@@ -130,7 +134,7 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], from, -1),
 `;
 
 /**
- * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId. Creates the session owned by the
+ * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId, generation. Creates the session owned by the
  * claimant when its meta is missing; returns the owner afterwards: 'u' .. userId, or 'n' (anonymous).
  */
 const CLAIM_SESSION = `
@@ -140,7 +144,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return 'n'
 end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'version', 0)
+redis.call('HSET', KEYS[1], 'version', 0, 'gen', ARGV[4])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'userId', ARGV[3]) end
 local ttl = tonumber(ARGV[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
@@ -246,7 +250,7 @@ export class RedisStore implements SessionStore {
     checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadSession(...this.sessionKeys(key), limit ?? -1))) as
-      [string[], string[], string[]] | null;
+      [string[], string[], string[], number] | null;
     if (!reply) return undefined;
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
     return toSessionSnapshot(key, {
@@ -256,6 +260,8 @@ export class RedisStore implements SessionStore {
       userInput: meta.userInput === undefined ? null : (JSON.parse(meta.userInput) as string | null),
       pendingRun: meta.pendingRun,
       version: Number(meta.version ?? 0),
+      // A session stored before generations and message counts has neither until its next save.
+      historyMark: `${meta.gen ?? ''}:${meta.seq ?? reply[3]}`,
     });
   }
 
@@ -278,6 +284,7 @@ export class RedisStore implements SessionStore {
       c.replaced?.length ?? 0,
       c.appended.length,
       changes.owner === undefined ? '' : changes.owner === null ? 'n' : `u${changes.owner}`,
+      randomUUID(),
     ];
     // One array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack.
     const rows = [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
@@ -301,7 +308,7 @@ export class RedisStore implements SessionStore {
     checkSessionKey(key);
     if (userId !== null) checkId('userId', userId);
     const owner = (await guard('redis', () =>
-      this.scripts.toolwrightClaimSession(...this.sessionKeys(key), this.ttlMs, userId === null ? '0' : '1', userId ?? ''),
+      this.scripts.toolwrightClaimSession(...this.sessionKeys(key), this.ttlMs, userId === null ? '0' : '1', userId ?? '', randomUUID()),
     )) as string;
     return owner === 'n' ? null : owner.slice(1);
   }

@@ -65,6 +65,7 @@ export interface SessionRow {
   /** JSON text, or null. */
   pendingRun: string | null | undefined;
   version: number;
+  historyMark?: string;
 }
 
 export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnapshot {
@@ -78,6 +79,7 @@ export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnap
   };
   if (row.userId != null) snapshot.userId = row.userId;
   if (key.tenantId !== undefined) snapshot.tenantId = key.tenantId;
+  if (row.historyMark !== undefined) snapshot.historyMark = row.historyMark;
   return snapshot;
 }
 

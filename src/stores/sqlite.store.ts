@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -153,6 +154,12 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
      origin TEXT NOT NULL,
      at INTEGER NOT NULL
    );`,
+  // Each session row's generation, set when the row is created: a session deleted and created again
+  // under its id (whose row id SQLite may reuse) starts a new `historyMark`, so no idempotency key repeats.
+  (db) => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('sessions') as string[];
+    if (!columns.includes('gen')) db.exec('ALTER TABLE sessions ADD COLUMN gen TEXT');
+  },
 ];
 
 const SCOPE = 2n ** 32n;
@@ -176,6 +183,7 @@ interface SessionMetaRow {
   version: number;
   last_seq: number;
   expires_at: number | null;
+  gen: string | null;
 }
 
 /**
@@ -226,6 +234,7 @@ export class SqliteStore implements SessionStore {
             userInput: row.user_input,
             pendingRun: row.pending_run,
             version: row.version,
+            historyMark: historyMark(row),
           });
         })
         .deferred();
@@ -250,9 +259,10 @@ export class SqliteStore implements SessionStore {
               row = undefined;
             }
             if (row) checkOwner(key, changes.owner, row.user_id);
-            row ??= this.sql('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *').get(
+            row ??= this.sql('INSERT INTO sessions (tenant, session_id, gen) VALUES (?, ?, ?) RETURNING *').get(
               tenant,
               key.sessionId,
+              randomUUID(),
             ) as SessionMetaRow;
             const id = row.id;
             const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
@@ -352,11 +362,12 @@ export class SqliteStore implements SessionStore {
           if (row && !this.expired(row)) return row.user_id;
           if (row) this.deleteRows(db, row.id);
           const ttl = this.options.sessionTtlSeconds;
-          this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(
+          this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at, gen) VALUES (?, ?, ?, ?, ?)').run(
             tenant,
             key.sessionId,
             userId,
             ttl === undefined ? null : Date.now() + ttl * 1000,
+            randomUUID(),
           );
           return userId;
         })
@@ -559,6 +570,11 @@ export class SqliteStore implements SessionStore {
     this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM sessions WHERE id = ?').run(id);
   }
+}
+
+/** The row's generation (its id for a row created before generations) and its last message number, which only grows. */
+function historyMark(row: SessionMetaRow): string {
+  return `${row.gen ?? `#${row.id}`}:${row.last_seq}`;
 }
 
 const SQLITE_FIXES: Record<string, string> = {
