@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import type { Message, ToolCall } from '../session/message';
-import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
+import type { MemoryKey, SessionKey, SessionSnapshot } from '../session/snapshots';
+import { saveTurn } from '../stores/save-turn';
 import { checkId } from '../stores/snapshot-rows';
 import type { CancelSource } from '../registry/cancellation';
 import type { SessionStore } from '../stores/store';
@@ -254,18 +255,16 @@ export class RunStore {
     };
   }
 
-  /** Saves the session's changes (and the paused run, or its removal) and the memory's, once. */
+  /**
+   * Saves the session's changes (and the paused run, or its removal) and the memory's, once and as
+   * one unit: a save that fails leaves the session where it was, so the caller's retry runs the turn again.
+   */
   async save(state: RunState, pendingRun: StoredRun | null | undefined): Promise<void> {
     const changes = state.context.takeChanges();
     // The session is this run's user's (checked at load): if it was deleted and claimed by another since, nothing is written.
     changes.owner = state.userId ?? null;
     if (pendingRun !== undefined) changes.pendingRun = pendingRun;
-    const memoryChanges = state.memory.takeChanges();
-    if (isEmptyMemoryChanges(memoryChanges)) {
-      await this.store.saveSession(state.key, changes);
-    } else {
-      await Promise.all([this.store.saveSession(state.key, changes), this.store.saveMemory(state.memoryKey, memoryChanges)]);
-    }
+    await saveTurn(this.store, { key: state.key, changes, always: true }, { key: state.memoryKey, changes: state.memory.takeChanges() });
   }
 
   /** Gives up this process's claim on a paused run whose resume could not be saved, so a retry can resume it. */

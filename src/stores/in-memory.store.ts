@@ -52,6 +52,20 @@ export class InMemoryStore implements SessionStore {
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    return this.prepareSession(key, changes)();
+  }
+
+  /** One run's session and memory changes: both are checked and copied before either is applied. */
+  async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
+    const session = this.prepareSession(key, changes);
+    const saveMemory = this.prepareMemory(memory.key, memory.changes);
+    const version = session();
+    saveMemory();
+    return version;
+  }
+
+  /** Checks and copies a session save; the returned function applies it (and cannot fail). */
+  private prepareSession(key: SessionKey, changes: SessionChanges): () => number {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const k = sessionKeyString(key);
@@ -60,15 +74,17 @@ export class InMemoryStore implements SessionStore {
     );
     const current = this.sessions.get(k);
     if (current) checkOwner(key, changes.owner, current.userId);
-    // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
-    const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
-    const history = c.replacedHistory ? c.replacedHistory.slice() : (current?.history ?? []);
-    for (const m of c.appended) history.push(m);
-    next.history = history;
-    this.sessions.set(k, next);
-    const mark = current ? this.marks.get(k)! : this.newMark(k);
-    mark.seq += (c.replacedHistory?.length ?? 0) + c.appended.length;
-    return next.version;
+    return () => {
+      // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
+      const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
+      const history = c.replacedHistory ? c.replacedHistory.slice() : (current?.history ?? []);
+      for (const m of c.appended) history.push(m);
+      next.history = history;
+      this.sessions.set(k, next);
+      const mark = current ? this.marks.get(k)! : this.newMark(k);
+      mark.seq += (c.replacedHistory?.length ?? 0) + c.appended.length;
+      return next.version;
+    };
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -119,17 +135,24 @@ export class InMemoryStore implements SessionStore {
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    return this.prepareMemory(key, changes)();
+  }
+
+  /** Checks and copies a memory save; the returned function applies it (and cannot fail). */
+  private prepareMemory(key: MemoryKey, changes: MemoryChanges): () => number {
     checkMemoryKey(key);
     const k = memoryKeyString(key);
     const c = deepFreeze(copyForSave(changes, () => `a memory save of ${changes.added.length} entries`));
-    const current = this.memories.get(k);
-    const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
-    const entries = current?.entries ?? [];
-    for (const e of c.added) entries.push(e);
-    next.entries = entries;
-    this.memories.set(k, next);
-    this.indexes.get(entries)?.add(c.added);
-    return next.version;
+    return () => {
+      const current = this.memories.get(k);
+      const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
+      const entries = current?.entries ?? [];
+      for (const e of c.added) entries.push(e);
+      next.entries = entries;
+      this.memories.set(k, next);
+      this.indexes.get(entries)?.add(c.added);
+      return next.version;
+    };
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {

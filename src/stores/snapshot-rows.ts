@@ -212,7 +212,13 @@ function encodeSession(changes: SessionChanges): EncodedSessionChanges {
   };
 }
 
-export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): { added: string[]; summary: string | null | undefined } {
+/** A memory save's entries as the text rows the stores write. */
+export interface EncodedMemoryChanges {
+  added: string[];
+  summary: string | null | undefined;
+}
+
+export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): EncodedMemoryChanges {
   try {
     return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
   } catch (err) {

@@ -33,6 +33,8 @@ import {
   describeSave,
   describeSessionSave,
   encodeMemoryChanges,
+  type EncodedMemoryChanges,
+  type EncodedSessionChanges,
   encodeSessionChanges,
   guard,
   stateFromEntries,
@@ -247,60 +249,82 @@ export class SqliteStore implements SessionStore {
     const c = encodeSessionChanges(changes, 'sqlite');
     return guard(
       'sqlite',
-      () => {
-        const db = this.db();
-        const tenant = tenantOf(key);
-        return db
-          .transaction((): number => {
-            let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
-              SessionMetaRow | undefined;
-            if (row && this.expired(row)) {
-              this.deleteRows(db, row.id);
-              row = undefined;
-            }
-            if (row) checkOwner(key, changes.owner, row.user_id);
-            row ??= this.sql('INSERT INTO sessions (tenant, session_id, gen) VALUES (?, ?, ?) RETURNING *').get(
-              tenant,
-              key.sessionId,
-              randomUUID(),
-            ) as SessionMetaRow;
-            const id = row.id;
-            const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
-            for (const k of c.deleted) del.run(id, k);
-            const upsert = this.sql(
-              'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
-            );
-            for (const [k, v] of c.set) upsert.run(id, k, v);
-            let seq = row.last_seq;
-            if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
-            const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
-            for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
-            const ttl = this.options.sessionTtlSeconds;
-            const updated = this.sql(
-              `UPDATE sessions SET
-               user_id = COALESCE(?, user_id),
-               user_input = CASE WHEN ? THEN ? ELSE user_input END,
-               pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
-               last_seq = ?, version = version + 1, expires_at = ?
-             WHERE id = ? RETURNING version`,
-            )
-              .pluck()
-              .get(
-                c.userId ?? null,
-                c.userInput !== undefined ? 1 : 0,
-                c.userInput ?? null,
-                c.pendingRun !== undefined ? 1 : 0,
-                c.pendingRun ?? null,
-                seq,
-                ttl === undefined ? null : this.now() + ttl * 1000,
-                id,
-              );
-            return updated as number;
-          })
-          .immediate();
-      },
+      () =>
+        this.db()
+          .transaction(() => this.writeSession(key, changes, c))
+          .immediate(),
       () => describeSessionSave(c),
     );
+  }
+
+  /** One run's session and memory changes in one transaction: both are written or neither. */
+  async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
+    checkSessionKey(key);
+    checkMemoryKey(memory.key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    const c = encodeSessionChanges(changes, 'sqlite');
+    const m = encodeMemoryChanges(memory.changes, 'sqlite');
+    return guard(
+      'sqlite',
+      () =>
+        this.db()
+          .transaction(() => {
+            const version = this.writeSession(key, changes, c);
+            this.writeMemory(memory.key, memory.changes, m);
+            return version;
+          })
+          .immediate(),
+      () => `${describeSessionSave(c)} with ${describeSave('a memory save', { entries: m.added })}`,
+    );
+  }
+
+  /** A session save's writes, inside the caller's transaction. */
+  private writeSession(key: SessionKey, changes: SessionChanges, c: EncodedSessionChanges): number {
+    const tenant = tenantOf(key);
+    let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
+      SessionMetaRow | undefined;
+    if (row && this.expired(row)) {
+      this.deleteRows(row.id);
+      row = undefined;
+    }
+    if (row) checkOwner(key, changes.owner, row.user_id);
+    row ??= this.sql('INSERT INTO sessions (tenant, session_id, gen) VALUES (?, ?, ?) RETURNING *').get(
+      tenant,
+      key.sessionId,
+      randomUUID(),
+    ) as SessionMetaRow;
+    const id = row.id;
+    const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
+    for (const k of c.deleted) del.run(id, k);
+    const upsert = this.sql(
+      'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
+    );
+    for (const [k, v] of c.set) upsert.run(id, k, v);
+    let seq = row.last_seq;
+    if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+    const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
+    for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
+    const ttl = this.options.sessionTtlSeconds;
+    const updated = this.sql(
+      `UPDATE sessions SET
+           user_id = COALESCE(?, user_id),
+           user_input = CASE WHEN ? THEN ? ELSE user_input END,
+           pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
+           last_seq = ?, version = version + 1, expires_at = ?
+         WHERE id = ? RETURNING version`,
+    )
+      .pluck()
+      .get(
+        c.userId ?? null,
+        c.userInput !== undefined ? 1 : 0,
+        c.userInput ?? null,
+        c.pendingRun !== undefined ? 1 : 0,
+        c.pendingRun ?? null,
+        seq,
+        ttl === undefined ? null : this.now() + ttl * 1000,
+        id,
+      );
+    return updated as number;
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -310,7 +334,7 @@ export class SqliteStore implements SessionStore {
       db.transaction(() => {
         const id = this.sql('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
           number | undefined;
-        if (id !== undefined) this.deleteRows(db, id);
+        if (id !== undefined) this.deleteRows(id);
       }).immediate();
     });
   }
@@ -341,7 +365,7 @@ export class SqliteStore implements SessionStore {
           const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?')
             .pluck()
             .all(this.now()) as number[];
-          for (const id of ids) this.deleteRows(db, id);
+          for (const id of ids) this.deleteRows(id);
           return ids.length;
         })
         .immediate();
@@ -360,7 +384,7 @@ export class SqliteStore implements SessionStore {
           const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
             SessionMetaRow | undefined;
           if (row && !this.expired(row)) return row.user_id;
-          if (row) this.deleteRows(db, row.id);
+          if (row) this.deleteRows(row.id);
           const ttl = this.options.sessionTtlSeconds;
           this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at, gen) VALUES (?, ?, ?, ?, ?)').run(
             tenant,
@@ -427,33 +451,34 @@ export class SqliteStore implements SessionStore {
     const c = encodeMemoryChanges(changes, 'sqlite');
     return guard(
       'sqlite',
-      () => {
-        const db = this.db();
-        return db
-          .transaction((): number => {
-            const row = this.sql(
-              `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
-             ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
-            ).get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
-            let seq = row.last_seq;
-            const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
-            const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
-            const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
-            for (let i = 0; i < c.added.length; i++) {
-              insert.run(row.id, ++seq, c.added[i]);
-              indexEntry(fts, term, row.id, seq, changes.added[i]);
-            }
-            return this.sql(
-              `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
-             WHERE id = ? RETURNING version`,
-            )
-              .pluck()
-              .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
-          })
-          .immediate();
-      },
+      () =>
+        this.db()
+          .transaction(() => this.writeMemory(key, changes, c))
+          .immediate(),
       () => describeSave('a memory save', { entries: c.added }),
     );
+  }
+
+  /** A memory save's writes, inside the caller's transaction. */
+  private writeMemory(key: MemoryKey, changes: MemoryChanges, c: EncodedMemoryChanges): number {
+    const row = this.sql(
+      `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
+         ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
+    ).get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
+    let seq = row.last_seq;
+    const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
+    const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
+    const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
+    for (let i = 0; i < c.added.length; i++) {
+      insert.run(row.id, ++seq, c.added[i]);
+      indexEntry(fts, term, row.id, seq, changes.added[i]);
+    }
+    return this.sql(
+      `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
+         WHERE id = ? RETURNING version`,
+    )
+      .pluck()
+      .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
   }
 
   /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */
@@ -565,7 +590,7 @@ export class SqliteStore implements SessionStore {
     return this.options.clock ? this.options.clock() : Date.now();
   }
 
-  private deleteRows(db: Database.Database, id: number): void {
+  private deleteRows(id: number): void {
     this.sql('DELETE FROM session_state WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM sessions WHERE id = ?').run(id);
