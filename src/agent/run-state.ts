@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AgentContext } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import type { Message, ToolCall } from '../session/message';
-import { isEmptyMemoryChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
+import type { MemoryKey, SessionKey, SessionSnapshot } from '../session/snapshots';
+import { saveTurn } from '../stores/save-turn';
 import { checkId } from '../stores/snapshot-rows';
 import type { CancelSource } from '../registry/cancellation';
 import type { SessionStore } from '../stores/store';
@@ -39,6 +40,8 @@ export interface StoredRun {
   failures: Record<string, number>;
   /** Set while one process resumes the run (see `resumeLeaseMs`). */
   claim?: { id: string; at: number };
+  /** What the run's idempotency keys derive from (see RunState.callScope); a run paused before it existed uses its runId. */
+  callScope?: string;
 }
 
 export type StoredDecision = ApprovalDecision & { approver?: Approver; decidedAt?: number };
@@ -67,6 +70,12 @@ export interface RunState {
   stored?: StoredRun;
   /** Call ids used in this run, so that every id is unique before anything is decided. */
   callIds: Set<string>;
+  /**
+   * What a retry of this run shares: the session's stored history mark when the run opened and its
+   * input. With the model turn and the call's place in it, it makes the call's idempotency key, so
+   * a run retried after its save failed (same input, same session, same history) gets the same keys.
+   */
+  callScope: string;
   approver?: Approver;
   stopped?: boolean;
   /** The memory's load, started by the first call to a tool that reads memory. */
@@ -114,6 +123,8 @@ export class RunStore {
         ? (options.userId ?? null)
         : await this.store.claimSession(key, options.userId ?? null);
     if (owner !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    // A session this run just created: its mark is read as a retry will read it (the claim made it).
+    const marked = snapshot ?? (input === undefined ? undefined : await this.store.loadSession(key, { historyLimit: 0 }));
     const context = snapshot
       ? AgentContext.fromSnapshot(historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot), options.userId)
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
@@ -150,6 +161,7 @@ export class RunStore {
       failures: resumed && pending ? pending.failures : {},
       hadPending: pending !== undefined,
       callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
+      callScope: resumed && pending ? (pending.callScope ?? pending.runId) : callScopeOf(marked, input ?? ''),
     };
     return { state, pending };
   }
@@ -241,21 +253,20 @@ export class RunStore {
       records: state.records,
       usage: state.usage,
       failures: state.failures,
+      callScope: state.callScope,
     };
   }
 
-  /** Saves the session's changes (and the paused run, or its removal) and the memory's, once. */
+  /**
+   * Saves the session's changes (and the paused run, or its removal) and the memory's, once and as
+   * one unit: a save that fails leaves the session where it was, so the caller's retry runs the turn again.
+   */
   async save(state: RunState, pendingRun: StoredRun | null | undefined): Promise<void> {
     const changes = state.context.takeChanges();
     // The session is this run's user's (checked at load): if it was deleted and claimed by another since, nothing is written.
     changes.owner = state.userId ?? null;
     if (pendingRun !== undefined) changes.pendingRun = pendingRun;
-    const memoryChanges = state.memory.takeChanges();
-    if (isEmptyMemoryChanges(memoryChanges)) {
-      await this.store.saveSession(state.key, changes);
-    } else {
-      await Promise.all([this.store.saveSession(state.key, changes), this.store.saveMemory(state.memoryKey, memoryChanges)]);
-    }
+    await saveTurn(this.store, { key: state.key, changes, always: true }, { key: state.memoryKey, changes: state.memory.takeChanges() });
   }
 
   /** Gives up this process's claim on a paused run whose resume could not be saved, so a retry can resume it. */
@@ -320,6 +331,12 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
 function memoryScope(userId: string | undefined, sessionId: string): string {
   if (userId === undefined) return `#session:${sessionId}`;
   return userId.startsWith('#') ? `#${userId}` : userId;
+}
+
+/** Hashed once a run: the key of every call hashes this with the model turn and the call's place. */
+function callScopeOf(snapshot: SessionSnapshot | undefined, input: string): string {
+  const mark = snapshot?.historyMark ?? `n${snapshot?.history.length ?? 0}`;
+  return createHash('sha256').update(mark).update('\u0000').update(input).digest('base64url').slice(0, 22);
 }
 
 /** A history window may start with tool results whose assistant call was cut off; providers refuse those. */

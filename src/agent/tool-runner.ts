@@ -218,9 +218,9 @@ export class ToolRunner {
       let result = await this.registry.call(call.name, args, state.context, state.memory, {
         approved: decision?.approve === true,
         toolCallId: call.id,
-        // The logical call (run, model turn, place in the response): stable across resumes and a retried
-        // resume, distinct across runs even when a provider restarts its call ids every response.
-        logicalCallId: `${state.runId}:${state.turns}:${index}`,
+        // The logical call (what a retry of the run shares, model turn, place in the response): the same for
+        // a run retried after its save failed and for resumes; never the provider's id, which providers reuse.
+        logicalCallId: `${state.callScope}:${state.turns}:${index}`,
         signal: state.signal instanceof Cancellation ? undefined : state.signal,
         [RUN_CANCELLATION]: state.signal instanceof Cancellation ? state.signal : undefined,
         timeoutMs: plan?.timeoutMs,

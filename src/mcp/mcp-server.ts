@@ -37,7 +37,8 @@ import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
-import { isEmptyMemoryChanges, isEmptySessionChanges, type MemoryKey, type SessionKey, type SessionSnapshot } from '../session/snapshots';
+import type { MemoryKey, SessionKey, SessionSnapshot } from '../session/snapshots';
+import { saveTurn } from '../stores/save-turn';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { storeUnavailableResult, storeUnavailableRpcError } from './store-unavailable';
@@ -428,11 +429,8 @@ async function save(
   if (changes.userId === loaded?.userId) delete changes.userId;
   // Written only while the session still has the owner this call loaded it with (or, new, this caller).
   const owner = loaded ? (loaded.userId ?? null) : (userId ?? null);
-  const memoryChanges = memory.takeChanges();
-  await Promise.all([
-    isEmptySessionChanges(changes) ? undefined : store.saveSession(key, { ...changes, owner }),
-    isEmptyMemoryChanges(memoryChanges) ? undefined : store.saveMemory(memoryKey, memoryChanges),
-  ]);
+  // One unit: a call whose save fails leaves neither the session nor the memory written.
+  await saveTurn(store, { key, changes: { ...changes, owner } }, { key: memoryKey, changes: memory.takeChanges() });
 }
 
 /** Call errors go back as `isError` results carrying the same compact JSON the agent runner shows a model. */

@@ -26,6 +26,13 @@ export interface SessionSnapshot {
   pendingRun: unknown; // null when no run is paused
   /** Incremented by every save; lets a store or caller detect interleaved writes. */
   version: number;
+  /**
+   * Where the stored history ends, opaque: the same on every load until messages are stored, and
+   * never repeated by the session (nor by one deleted and created again under its id). The runner
+   * derives idempotency keys from it, so a run retried after its save failed gets the keys of its
+   * first attempt. Optional for a custom store: the loaded history's length stands in.
+   */
+  historyMark?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   MemoryChanges,
   MemoryEntry,
@@ -25,6 +26,8 @@ import { checkId, checkMemoryKey, checkOwner, checkSessionKey, lastMessages } fr
 export class InMemoryStore implements SessionStore {
   private readonly sessions = new Map<string, SessionSnapshot>();
   private readonly memories = new Map<string, MemorySnapshot>();
+  /** Per session: its generation (new when it is created) and how many messages were ever stored, its `historyMark`. */
+  private readonly marks = new Map<string, { gen: string; seq: number }>();
   /**
    * Per memory (its entries array, which a delete drops and a recreation replaces), built on its first
    * search and grown on every save: a snapshot loaded before a delete never searches the memory created after.
@@ -38,10 +41,31 @@ export class InMemoryStore implements SessionStore {
     const s = this.sessions.get(sessionKeyString(key));
     if (!s) return undefined;
     const history = lastMessages(s.history, options.historyLimit);
-    return { ...s, state: copy(s.state), pendingRun: copy(s.pendingRun), history: history === s.history ? history.slice() : history };
+    const mark = this.marks.get(sessionKeyString(key))!;
+    return {
+      ...s,
+      state: copy(s.state),
+      pendingRun: copy(s.pendingRun),
+      history: history === s.history ? history.slice() : history,
+      historyMark: `${mark.gen}:${mark.seq}`,
+    };
   }
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
+    return this.prepareSession(key, changes)();
+  }
+
+  /** One run's session and memory changes: both are checked and copied before either is applied. */
+  async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
+    const session = this.prepareSession(key, changes);
+    const saveMemory = this.prepareMemory(memory.key, memory.changes);
+    const version = session();
+    saveMemory();
+    return version;
+  }
+
+  /** Checks and copies a session save; the returned function applies it (and cannot fail). */
+  private prepareSession(key: SessionKey, changes: SessionChanges): () => number {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const k = sessionKeyString(key);
@@ -50,18 +74,23 @@ export class InMemoryStore implements SessionStore {
     );
     const current = this.sessions.get(k);
     if (current) checkOwner(key, changes.owner, current.userId);
-    // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
-    const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
-    const history = c.replacedHistory ? c.replacedHistory.slice() : (current?.history ?? []);
-    for (const m of c.appended) history.push(m);
-    next.history = history;
-    this.sessions.set(k, next);
-    return next.version;
+    return () => {
+      // Scalars and state merge as in every store; the history is appended in place below (loads never hand out this array).
+      const next = applySessionChanges(current && { ...current, history: [] }, key, { ...c, appended: [], replacedHistory: undefined });
+      const history = c.replacedHistory ? c.replacedHistory.slice() : (current?.history ?? []);
+      for (const m of c.appended) history.push(m);
+      next.history = history;
+      this.sessions.set(k, next);
+      const mark = current ? this.marks.get(k)! : this.newMark(k);
+      mark.seq += (c.replacedHistory?.length ?? 0) + c.appended.length;
+      return next.version;
+    };
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
     checkSessionKey(key);
     this.sessions.delete(sessionKeyString(key));
+    this.marks.delete(sessionKeyString(key));
   }
 
   async claimSession(key: SessionKey, userId: string | null): Promise<string | null> {
@@ -76,7 +105,14 @@ export class InMemoryStore implements SessionStore {
       userId === null ? { set: {}, deleted: [], appended: [] } : { userId, set: {}, deleted: [], appended: [] },
     );
     this.sessions.set(k, { ...created, version: 0 });
+    this.newMark(k);
     return userId;
+  }
+
+  private newMark(k: string): { gen: string; seq: number } {
+    const mark = { gen: randomUUID(), seq: 0 };
+    this.marks.set(k, mark);
+    return mark;
   }
 
   async compareAndSetPendingRun(key: SessionKey, expected: unknown, next: unknown): Promise<boolean> {
@@ -99,17 +135,24 @@ export class InMemoryStore implements SessionStore {
   }
 
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
+    return this.prepareMemory(key, changes)();
+  }
+
+  /** Checks and copies a memory save; the returned function applies it (and cannot fail). */
+  private prepareMemory(key: MemoryKey, changes: MemoryChanges): () => number {
     checkMemoryKey(key);
     const k = memoryKeyString(key);
     const c = deepFreeze(copyForSave(changes, () => `a memory save of ${changes.added.length} entries`));
-    const current = this.memories.get(k);
-    const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
-    const entries = current?.entries ?? [];
-    for (const e of c.added) entries.push(e);
-    next.entries = entries;
-    this.memories.set(k, next);
-    this.indexes.get(entries)?.add(c.added);
-    return next.version;
+    return () => {
+      const current = this.memories.get(k);
+      const next = applyMemoryChanges(current && { ...current, entries: [] }, key, { ...c, added: [] });
+      const entries = current?.entries ?? [];
+      for (const e of c.added) entries.push(e);
+      next.entries = entries;
+      this.memories.set(k, next);
+      this.indexes.get(entries)?.add(c.added);
+      return next.version;
+    };
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {
@@ -124,6 +167,7 @@ export class InMemoryStore implements SessionStore {
 
   async close(): Promise<void> {
     this.sessions.clear();
+    this.marks.clear();
     this.memories.clear();
     this.indexes = new WeakMap();
   }

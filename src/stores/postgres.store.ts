@@ -41,6 +41,8 @@ import {
   saveAllowanceMs,
   encodeMemoryChanges,
   encodeSessionChanges,
+  type EncodedMemoryChanges,
+  type EncodedSessionChanges,
   guard,
   stateFromEntries,
   tenantOf,
@@ -303,7 +305,7 @@ export class PostgresStore implements SessionStore {
         text: `WITH s AS (SELECT id, user_id, user_input, pending_run, version, last_seq FROM ${this.s}.sessions
                           WHERE tenant = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > now()))
                SELECT 0, user_id, user_input, pending_run, version::text, id::text FROM s
-               UNION ALL SELECT 3, (SELECT min(first_seq) FROM ${this.s}.session_history h WHERE h.session_pk = s.id)::text, NULL, NULL, NULL, NULL FROM s
+               UNION ALL SELECT 3, (SELECT min(first_seq) FROM ${this.s}.session_history h WHERE h.session_pk = s.id)::text, s.last_seq::text, NULL, NULL, NULL FROM s
                UNION ALL SELECT 1, st.key, st.value, NULL, NULL, NULL FROM ${this.s}.session_state st, s WHERE st.session_pk = s.id
                UNION ALL SELECT 2, h.items, h.first_seq::text, h.last_seq::text, NULL, NULL FROM ${this.s}.session_history h, s
                  WHERE h.session_pk = s.id AND h.last_seq > GREATEST($4, s.last_seq - COALESCE($3::bigint, s.last_seq))`,
@@ -316,10 +318,14 @@ export class PostgresStore implements SessionStore {
     const state: Array<[string, string]> = [];
     let chunks: HistoryChunk[] = [];
     let firstSeq: number | null = null;
+    let lastSeq = '0';
     for (const r of rows) {
       if (r[0] === 1) state.push([r[1] as string, r[2] as string]);
       else if (r[0] === 2) chunks.push({ items: r[1] as string, first: Number(r[2]), last: Number(r[3]) });
-      else if (r[0] === 3) firstSeq = r[1] === null ? null : Number(r[1]);
+      else if (r[0] === 3) {
+        firstSeq = r[1] === null ? null : Number(r[1]);
+        lastSeq = r[2] as string;
+      }
     }
     chunks = chunks.sort((a, b) => a.first - b.first);
     return {
@@ -332,6 +338,8 @@ export class PostgresStore implements SessionStore {
         userInput: meta[2],
         pendingRun: meta[3],
         version: Number(meta[4]),
+        // The row id (bigserial, never reused) and the last message number (only grows, also when the history is replaced).
+        historyMark: `${meta[5] as string}:${lastSeq}`,
       },
     };
   }
@@ -375,107 +383,130 @@ export class PostgresStore implements SessionStore {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes, 'postgres');
-    const size = encodedSize([...c.appended, ...(c.replaced ?? []), ...c.set.map(([, v]) => v)]);
     return this.transaction(
-      size,
+      sessionSaveSize(c),
       () => describeSessionSave(c),
+      (db) => this.writeSession(db, key, changes, c),
+    );
+  }
+
+  /** One run's session and memory changes in one transaction: both are committed or neither. */
+  async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
+    checkSessionKey(key);
+    checkMemoryKey(memory.key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    const c = encodeSessionChanges(changes, 'postgres');
+    const m = encodeMemoryChanges(memory.changes, 'postgres');
+    const session = sessionSaveSize(c);
+    const entries = encodedSize(m.added);
+    return this.transaction(
+      { rows: session.rows + entries.rows, chars: session.chars + entries.chars },
+      () => `${describeSessionSave(c)} with ${describeSave('a memory save', { entries: m.added })}`,
       async (db) => {
-        // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
-        // this session queue here and each sees the previous one's last_seq.
-        const locked = await db.query(
-          `INSERT INTO ${this.s}.sessions AS t (tenant, session_id) VALUES ($1, $2)
+        // Session row first, then the memory row: every save that locks both locks them in this order.
+        const version = await this.writeSession(db, key, changes, c);
+        await this.writeMemory(db, memory.key, memory.changes, m);
+        return version;
+      },
+    );
+  }
+
+  /** A session save's statements, inside the caller's transaction. */
+  private async writeSession(db: Queryable, key: SessionKey, changes: SessionChanges, c: EncodedSessionChanges): Promise<number> {
+    // Upsert-and-lock: ON CONFLICT DO UPDATE locks the row until commit, so concurrent saves of
+    // this session queue here and each sees the previous one's last_seq.
+    const locked = await db.query(
+      `INSERT INTO ${this.s}.sessions AS t (tenant, session_id) VALUES ($1, $2)
          ON CONFLICT (tenant, session_id) DO UPDATE SET tenant = EXCLUDED.tenant
          RETURNING id, last_seq, user_id, (expires_at IS NOT NULL AND expires_at <= now()) AS expired, (xmax = 0) AS inserted,
            (SELECT ARRAY[first_seq, last_seq, length(items)]::text[] FROM ${this.s}.session_history h
              WHERE h.session_pk = t.id ORDER BY first_seq DESC LIMIT 1) AS tail`,
-          [tenantOf(key), key.sessionId],
-        );
-        const row = locked.rows[0] as {
-          id: string;
-          last_seq: string;
-          user_id: string | null;
-          expired: boolean;
-          inserted: boolean;
-          tail: string[] | null;
-        };
-        // Rolled back with the transaction: the upsert above leaves nothing when the owner changed.
-        if (!row.inserted && !row.expired) checkOwner(key, changes.owner, row.user_id);
-        let seq = Number(row.last_seq);
-        if (row.expired) {
-          // Expired: the session starts over, as if it had been deleted.
-          await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
-          await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
-          await db.query(`UPDATE ${this.s}.sessions SET user_id = NULL, user_input = NULL, pending_run = NULL, version = 0 WHERE id = $1`, [
-            row.id,
-          ]);
-        }
-        if (c.deleted.length) {
-          await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1 AND key = ANY($2::text[])`, [row.id, c.deleted]);
-        }
-        if (c.set.length) {
-          await db.query(
-            `INSERT INTO ${this.s}.session_state (session_pk, key, value)
+      [tenantOf(key), key.sessionId],
+    );
+    const row = locked.rows[0] as {
+      id: string;
+      last_seq: string;
+      user_id: string | null;
+      expired: boolean;
+      inserted: boolean;
+      tail: string[] | null;
+    };
+    // Rolled back with the transaction: the upsert above leaves nothing when the owner changed.
+    if (!row.inserted && !row.expired) checkOwner(key, changes.owner, row.user_id);
+    let seq = Number(row.last_seq);
+    if (row.expired) {
+      // Expired: the session starts over, as if it had been deleted.
+      await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1`, [row.id]);
+      await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
+      await db.query(`UPDATE ${this.s}.sessions SET user_id = NULL, user_input = NULL, pending_run = NULL, version = 0 WHERE id = $1`, [
+        row.id,
+      ]);
+    }
+    if (c.deleted.length) {
+      await db.query(`DELETE FROM ${this.s}.session_state WHERE session_pk = $1 AND key = ANY($2::text[])`, [row.id, c.deleted]);
+    }
+    if (c.set.length) {
+      await db.query(
+        `INSERT INTO ${this.s}.session_state (session_pk, key, value)
            SELECT $1, k, v FROM unnest($2::text[], $3::text[]) AS t(k, v)
            ON CONFLICT (session_pk, key) DO UPDATE SET value = EXCLUDED.value`,
-            [row.id, c.set.map(([k]) => k), c.set.map(([, v]) => v)],
-          );
+        [row.id, c.set.map(([k]) => k), c.set.map(([, v]) => v)],
+      );
+    }
+    if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
+    const messages = [...(c.replaced ?? []), ...c.appended];
+    if (messages.length) {
+      // The last chunk takes what fits (unless the history was just emptied); the rest makes new chunks.
+      const tail = row.tail && !row.expired && !c.replaced ? row.tail.map(Number) : undefined;
+      const open = tail && tail[1] === seq ? tail : undefined;
+      const [more, ...rest] = chunkHistory(messages, open ? open[1] - open[0] + 1 : HISTORY_CHUNK, open ? open[2] : 0);
+      let fresh = rest;
+      let extended = 0;
+      if (open && more.length) {
+        const res = await db.query(
+          `UPDATE ${this.s}.session_history SET items = items || ',' || $3, last_seq = $4 WHERE session_pk = $1 AND first_seq = $2`,
+          [row.id, open[0], more.join(','), seq + more.length],
+        );
+        // The tail was read with this statement's snapshot, taken before it waited for the row lock: a
+        // save that emptied the history meanwhile (expired, replaced) deleted it. Then these start a chunk.
+        if (res.rowCount === 1) extended = more.length;
+        else fresh = [more, ...rest];
+      }
+      if (fresh.length) {
+        const firsts: number[] = [];
+        let next = seq + extended;
+        for (const chunk of fresh) {
+          firsts.push(next + 1);
+          next += chunk.length;
         }
-        if (c.replaced) await db.query(`DELETE FROM ${this.s}.session_history WHERE session_pk = $1`, [row.id]);
-        const messages = [...(c.replaced ?? []), ...c.appended];
-        if (messages.length) {
-          // The last chunk takes what fits (unless the history was just emptied); the rest makes new chunks.
-          const tail = row.tail && !row.expired && !c.replaced ? row.tail.map(Number) : undefined;
-          const open = tail && tail[1] === seq ? tail : undefined;
-          const [more, ...rest] = chunkHistory(messages, open ? open[1] - open[0] + 1 : HISTORY_CHUNK, open ? open[2] : 0);
-          let fresh = rest;
-          let extended = 0;
-          if (open && more.length) {
-            const res = await db.query(
-              `UPDATE ${this.s}.session_history SET items = items || ',' || $3, last_seq = $4 WHERE session_pk = $1 AND first_seq = $2`,
-              [row.id, open[0], more.join(','), seq + more.length],
-            );
-            // The tail was read with this statement's snapshot, taken before it waited for the row lock: a
-            // save that emptied the history meanwhile (expired, replaced) deleted it. Then these start a chunk.
-            if (res.rowCount === 1) extended = more.length;
-            else fresh = [more, ...rest];
-          }
-          if (fresh.length) {
-            const firsts: number[] = [];
-            let next = seq + extended;
-            for (const chunk of fresh) {
-              firsts.push(next + 1);
-              next += chunk.length;
-            }
-            await db.query(
-              `INSERT INTO ${this.s}.session_history (session_pk, first_seq, last_seq, items)
+        await db.query(
+          `INSERT INTO ${this.s}.session_history (session_pk, first_seq, last_seq, items)
              SELECT $1, f, f + n - 1, items FROM unnest($2::bigint[], $3::int[], $4::text[]) AS t(f, n, items)`,
-              [row.id, firsts, fresh.map((chunk) => chunk.length), fresh.map((chunk) => chunk.join(','))],
-            );
-          }
-          seq += messages.length;
-        }
-        const updated = await db.query(
-          `UPDATE ${this.s}.sessions SET
+          [row.id, firsts, fresh.map((chunk) => chunk.length), fresh.map((chunk) => chunk.join(','))],
+        );
+      }
+      seq += messages.length;
+    }
+    const updated = await db.query(
+      `UPDATE ${this.s}.sessions SET
            user_id = COALESCE($2, user_id),
            user_input = CASE WHEN $3 THEN $4 ELSE user_input END,
            pending_run = CASE WHEN $5 THEN $6 ELSE pending_run END,
            last_seq = $7, version = version + 1,
            expires_at = CASE WHEN $8::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $8::float8) END
          WHERE id = $1 RETURNING version`,
-          [
-            row.id,
-            c.userId ?? null,
-            c.userInput !== undefined,
-            c.userInput ?? null,
-            c.pendingRun !== undefined,
-            c.pendingRun ?? null,
-            seq,
-            this.ttlSeconds ?? null,
-          ],
-        );
-        return Number((updated.rows[0] as { version: string }).version);
-      },
+      [
+        row.id,
+        c.userId ?? null,
+        c.userInput !== undefined,
+        c.userInput ?? null,
+        c.pendingRun !== undefined,
+        c.pendingRun ?? null,
+        seq,
+        this.ttlSeconds ?? null,
+      ],
     );
+    return Number((updated.rows[0] as { version: string }).version);
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -588,35 +619,38 @@ export class PostgresStore implements SessionStore {
     return this.transaction(
       encodedSize(c.added),
       () => describeSave('a memory save', { entries: c.added }),
-      async (db) => {
-        const locked = await db.query(
-          `INSERT INTO ${this.s}.memories (tenant, agent, user_id) VALUES ($1, $2, $3)
+      (db) => this.writeMemory(db, key, changes, c),
+    );
+  }
+
+  /** A memory save's statements, inside the caller's transaction. */
+  private async writeMemory(db: Queryable, key: MemoryKey, changes: MemoryChanges, c: EncodedMemoryChanges): Promise<number> {
+    const locked = await db.query(
+      `INSERT INTO ${this.s}.memories (tenant, agent, user_id) VALUES ($1, $2, $3)
          ON CONFLICT (tenant, agent, user_id) DO UPDATE SET tenant = EXCLUDED.tenant RETURNING id, last_seq`,
-          [tenantOf(key), key.agentName, key.userId],
-        );
-        const row = locked.rows[0] as { id: string; last_seq: string };
-        if (c.added.length) {
-          const words = changes.added.map((e) => entryWords(e));
-          await db.query(
-            `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
+      [tenantOf(key), key.agentName, key.userId],
+    );
+    const row = locked.rows[0] as { id: string; last_seq: string };
+    if (c.added.length) {
+      const words = changes.added.map((e) => entryWords(e));
+      await db.query(
+        `INSERT INTO ${this.s}.memory_entries (memory_pk, seq, body, words)
            SELECT $1, $2::bigint + ord, body, to_tsvector('simple', w) || array_to_tsvector(ARRAY[${SCOPE_LEXEME('$1::bigint')}])
            FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(body, w, ord)`,
-            [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
-          );
-          await db.query(
-            `INSERT INTO ${this.s}.memory_terms (memory_pk, term) SELECT DISTINCT $1::bigint, term FROM unnest($2::text[]) AS t(term)
+        [row.id, row.last_seq, c.added, words.map((w) => w.join(' '))],
+      );
+      await db.query(
+        `INSERT INTO ${this.s}.memory_terms (memory_pk, term) SELECT DISTINCT $1::bigint, term FROM unnest($2::text[]) AS t(term)
            ON CONFLICT DO NOTHING`,
-            [row.id, [...new Set(words.flat())]],
-          );
-        }
-        const updated = await db.query(
-          `UPDATE ${this.s}.memories SET summary = CASE WHEN $2 THEN $3 ELSE summary END,
+        [row.id, [...new Set(words.flat())]],
+      );
+    }
+    const updated = await db.query(
+      `UPDATE ${this.s}.memories SET summary = CASE WHEN $2 THEN $3 ELSE summary END,
            last_seq = last_seq + $4, version = version + 1 WHERE id = $1 RETURNING version`,
-          [row.id, c.summary !== undefined, c.summary ?? null, c.added.length],
-        );
-        return Number((updated.rows[0] as { version: string }).version);
-      },
+      [row.id, c.summary !== undefined, c.summary ?? null, c.added.length],
     );
+    return Number((updated.rows[0] as { version: string }).version);
   }
 
   /**
@@ -841,6 +875,11 @@ function chunkHistory(messages: readonly string[], count: number, chars: number)
   }
   chunks.push(current);
   return chunks;
+}
+
+/** What a session save writes, for its timeouts. */
+function sessionSaveSize(c: EncodedSessionChanges): { rows: number; chars: number } {
+  return encodedSize([...c.appended, ...(c.replaced ?? []), ...c.set.map(([, v]) => v)]);
 }
 
 /** The one thing a save does with its connection. */

@@ -19,6 +19,8 @@ import {
   saveAllowanceMs,
   encodeMemoryChanges,
   encodeSessionChanges,
+  type EncodedMemoryChanges,
+  type EncodedSessionChanges,
   guard,
   pairs,
   stateFromEntries,
@@ -71,58 +73,118 @@ end
 `;
 
 /**
- * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId, hasUserInput, userInput,
- * hasPendingRun, pendingRun, replace, nSet, nDeleted, nReplaced, nAppended, expected owner ('': any;
- * 'n': anonymous; 'u' .. id), then the set pairs,
- * deleted keys, replaced and appended messages. One script = one atomic merge.
+ * Checks, before anything is written, that each existing key has the type a save writes (a script
+ * is atomic but not rolled back: a command failing half-way would leave the writes before it).
  */
-const SAVE_SESSION = `${LUA_BATCH}
--- A session whose meta is gone (deleted, expired) starts empty, even if a sibling key lingers.
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('DEL', KEYS[2], KEYS[3])
-elseif ARGV[13] ~= '' then
-  -- The owner the writer loaded ('u' .. id, or 'n' for anonymous): another owner now means no write.
-  local owner = redis.call('HGET', KEYS[1], 'userId')
-  if (owner and ('u' .. owner) or 'n') ~= ARGV[13] then return -1 end
+const LUA_TYPES = `
+local function wrongType(key, want)
+  local t = redis.call('TYPE', key).ok
+  return t ~= 'none' and t ~= want
 end
-local nSet, nDel, nRep, nApp = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local p = 14
-for i = 0, nSet - 1 do redis.call('HSET', KEYS[2], ARGV[p + 2 * i], ARGV[p + 2 * i + 1]) end
-p = p + 2 * nSet
-batch('HDEL', KEYS[2], p, p + nDel - 1)
-p = p + nDel
-if ARGV[8] == '1' then redis.call('DEL', KEYS[3]) end
-batch('RPUSH', KEYS[3], p, p + nRep + nApp - 1)
-if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'userId', ARGV[3]) end
-if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'userInput', ARGV[5]) end
-if ARGV[6] == '1' then redis.call('HSET', KEYS[1], 'pendingRun', ARGV[7]) end
-local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
-local ttl = tonumber(ARGV[1])
-if ttl > 0 then
-  for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
+`;
+
+/**
+ * A session save. Keys: meta, state, history. Its ARGV start after `b`: ttlMs, hasUserId, userId,
+ * hasUserInput, userInput, hasPendingRun, pendingRun, replace, nSet, nDeleted, nReplaced, nAppended,
+ * expected owner ('': any; 'n': anonymous; 'u' .. id), generation (kept only by the save creating
+ * the session), then the set pairs, deleted keys, replaced and appended messages. Returns the new
+ * version (-1, having written nothing: another owner) and the ARGV index after its own.
+ */
+const LUA_SAVE_SESSION = `
+local function sessionTypesWrong(m, st, h)
+  if wrongType(m, 'hash') then return true end
+  return redis.call('EXISTS', m) == 1 and (wrongType(st, 'hash') or wrongType(h, 'list'))
 end
+
+local function saveSession(m, st, h, b)
+  -- A session whose meta is gone (deleted, expired) starts empty, even if a sibling key lingers.
+  if redis.call('EXISTS', m) == 0 then
+    redis.call('DEL', st, h)
+    redis.call('HSET', m, 'gen', ARGV[b + 14])
+  elseif ARGV[b + 13] ~= '' then
+    -- The owner the writer loaded ('u' .. id, or 'n' for anonymous): another owner now means no write.
+    local owner = redis.call('HGET', m, 'userId')
+    if (owner and ('u' .. owner) or 'n') ~= ARGV[b + 13] then return -1, 0 end
+  end
+  local nSet, nDel, nRep, nApp = tonumber(ARGV[b + 9]), tonumber(ARGV[b + 10]), tonumber(ARGV[b + 11]), tonumber(ARGV[b + 12])
+  -- Messages ever stored (a replace does not lower it): with gen, the session's historyMark.
+  local seq = tonumber(redis.call('HGET', m, 'seq') or redis.call('LLEN', h))
+  redis.call('HSET', m, 'seq', seq + nRep + nApp)
+  local p = b + 15
+  for i = 0, nSet - 1 do redis.call('HSET', st, ARGV[p + 2 * i], ARGV[p + 2 * i + 1]) end
+  p = p + 2 * nSet
+  batch('HDEL', st, p, p + nDel - 1)
+  p = p + nDel
+  if ARGV[b + 8] == '1' then redis.call('DEL', h) end
+  batch('RPUSH', h, p, p + nRep + nApp - 1)
+  p = p + nRep + nApp
+  if ARGV[b + 2] == '1' then redis.call('HSET', m, 'userId', ARGV[b + 3]) end
+  if ARGV[b + 4] == '1' then redis.call('HSET', m, 'userInput', ARGV[b + 5]) end
+  if ARGV[b + 6] == '1' then redis.call('HSET', m, 'pendingRun', ARGV[b + 7]) end
+  local version = redis.call('HINCRBY', m, 'version', 1)
+  local ttl = tonumber(ARGV[b + 1])
+  if ttl > 0 then
+    for _, k in ipairs({m, st, h}) do redis.call('PEXPIRE', k, ttl) end
+  end
+  return version, p
+end
+`;
+
+/**
+ * A memory save. Keys: meta, entries. Its ARGV start after `b`: hasSummary, summary, generation,
+ * nEntries, then the entries. The generation is kept from the save that creates the memory
+ * (HSETNX), so a memory deleted and created again has a new one. Returns the new version.
+ */
+const LUA_SAVE_MEMORY = `
+local function memoryTypesWrong(m, e)
+  return wrongType(m, 'hash') or wrongType(e, 'list')
+end
+
+local function saveMemory(m, e, b)
+  redis.call('HSETNX', m, 'gen', ARGV[b + 3])
+  local n = tonumber(ARGV[b + 4])
+  batch('RPUSH', e, b + 5, b + 4 + n)
+  if ARGV[b + 1] == '1' then redis.call('HSET', m, 'summary', ARGV[b + 2]) end
+  return redis.call('HINCRBY', m, 'version', 1)
+end
+`;
+
+const WRONG_TYPE = `return redis.error_reply('WRONGTYPE a key of this save holds another kind of value; nothing was written')`;
+
+/** KEYS: session meta, state, history. ARGV: the session save's. One script = one atomic merge. */
+const SAVE_SESSION = `${LUA_BATCH}${LUA_TYPES}${LUA_SAVE_SESSION}
+if sessionTypesWrong(KEYS[1], KEYS[2], KEYS[3]) then ${WRONG_TYPE} end
+return (saveSession(KEYS[1], KEYS[2], KEYS[3], 0))
+`;
+
+/**
+ * One run's save: KEYS: session meta, state, history, memory meta, entries. ARGV: the session
+ * save's, then the memory save's. Both are written or neither (nothing is written before every
+ * check passed). Its keys span two hash slots: on Redis Cluster it needs the session and the
+ * memory on one node (see docs/persistence.md).
+ */
+const SAVE_TURN = `${LUA_BATCH}${LUA_TYPES}${LUA_SAVE_SESSION}${LUA_SAVE_MEMORY}
+if sessionTypesWrong(KEYS[1], KEYS[2], KEYS[3]) or memoryTypesWrong(KEYS[4], KEYS[5]) then ${WRONG_TYPE} end
+local version, p = saveSession(KEYS[1], KEYS[2], KEYS[3], 0)
+if version < 0 then return version end
+saveMemory(KEYS[4], KEYS[5], p - 1)
 return version
 `;
 
-/** KEYS: meta, state, history. ARGV: history limit (-1: all). Returns {meta, state, history} or nil. */
+/** KEYS: meta, state, history. ARGV: history limit (-1: all). Returns {meta, state, history, history length} or nil. */
 const LOAD_SESSION = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local limit = tonumber(ARGV[1])
 local history = {}
 if limit < 0 then history = redis.call('LRANGE', KEYS[3], 0, -1)
 elseif limit > 0 then history = redis.call('LRANGE', KEYS[3], -limit, -1) end
-return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), history}
+return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), history, redis.call('LLEN', KEYS[3])}
 `;
 
-/**
- * KEYS: meta, entries. ARGV: hasSummary, summary, generation, entries… The generation is kept
- * from the save that creates the memory (HSETNX), so a memory deleted and created again has a new one.
- */
-const SAVE_MEMORY = `${LUA_BATCH}
-redis.call('HSETNX', KEYS[1], 'gen', ARGV[3])
-batch('RPUSH', KEYS[2], 4, #ARGV)
-if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'summary', ARGV[2]) end
-return redis.call('HINCRBY', KEYS[1], 'version', 1)
+/** KEYS: memory meta, entries. ARGV: the memory save's. */
+const SAVE_MEMORY = `${LUA_BATCH}${LUA_TYPES}${LUA_SAVE_MEMORY}
+if memoryTypesWrong(KEYS[1], KEYS[2]) then ${WRONG_TYPE} end
+return saveMemory(KEYS[1], KEYS[2], 0)
 `;
 
 /**
@@ -139,7 +201,7 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], from, -1),
 `;
 
 /**
- * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId. Creates the session owned by the
+ * KEYS: meta, state, history. ARGV: ttlMs, hasUserId, userId, generation. Creates the session owned by the
  * claimant when its meta is missing; returns the owner afterwards: 'u' .. userId, or 'n' (anonymous).
  */
 const CLAIM_SESSION = `
@@ -149,7 +211,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return 'n'
 end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'version', 0)
+redis.call('HSET', KEYS[1], 'version', 0, 'gen', ARGV[4])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'userId', ARGV[3]) end
 local ttl = tonumber(ARGV[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
@@ -179,6 +241,7 @@ interface ScriptedClient {
   toolwrightSaveSession: ScriptFn;
   toolwrightLoadSession: ScriptFn;
   toolwrightSaveMemory: ScriptFn;
+  toolwrightSaveTurn: ScriptFn;
   toolwrightLoadMemory: ScriptFn;
   toolwrightClaimSession: ScriptFn;
   toolwrightSwapPendingRun: ScriptFn;
@@ -234,6 +297,7 @@ export class RedisStore implements SessionStore {
     this.client.defineCommand('toolwrightSaveSession', { numberOfKeys: 3, lua: SAVE_SESSION });
     this.client.defineCommand('toolwrightLoadSession', { numberOfKeys: 3, lua: LOAD_SESSION });
     this.client.defineCommand('toolwrightSaveMemory', { numberOfKeys: 2, lua: SAVE_MEMORY });
+    this.client.defineCommand('toolwrightSaveTurn', { numberOfKeys: 5, lua: SAVE_TURN });
     this.client.defineCommand('toolwrightLoadMemory', { numberOfKeys: 2, lua: LOAD_MEMORY });
     this.client.defineCommand('toolwrightClaimSession', { numberOfKeys: 3, lua: CLAIM_SESSION });
     this.client.defineCommand('toolwrightSwapPendingRun', { numberOfKeys: 1, lua: SWAP_PENDING_RUN });
@@ -258,7 +322,7 @@ export class RedisStore implements SessionStore {
     checkSessionKey(key);
     const limit = checkHistoryLimit(options.historyLimit);
     const reply = (await guard('redis', () => this.scripts.toolwrightLoadSession(...this.sessionKeys(key), limit ?? -1))) as
-      [string[], string[], string[]] | null;
+      [string[], string[], string[], number] | null;
     if (!reply) return undefined;
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
     return toSessionSnapshot(key, {
@@ -268,6 +332,8 @@ export class RedisStore implements SessionStore {
       userInput: meta.userInput === undefined ? null : (JSON.parse(meta.userInput) as string | null),
       pendingRun: meta.pendingRun,
       version: Number(meta.version ?? 0),
+      // A session stored before generations and message counts has neither until its next save.
+      historyMark: `${meta.gen ?? ''}:${meta.seq ?? reply[3]}`,
     });
   }
 
@@ -275,29 +341,38 @@ export class RedisStore implements SessionStore {
     checkSessionKey(key);
     if (changes.userId !== undefined) checkId('userId', changes.userId);
     const c = encodeSessionChanges(changes, 'redis');
-    const args: Array<string | number> = [
-      ...this.sessionKeys(key),
-      this.ttlMs,
-      c.userId !== undefined ? '1' : '0',
-      c.userId ?? '',
-      c.userInput !== undefined ? '1' : '0',
-      JSON.stringify(c.userInput ?? null),
-      c.pendingRun !== undefined ? '1' : '0',
-      c.pendingRun ?? 'null',
-      c.replaced ? '1' : '0',
-      c.set.length,
-      c.deleted.length,
-      c.replaced?.length ?? 0,
-      c.appended.length,
-      changes.owner === undefined ? '' : changes.owner === null ? 'n' : `u${changes.owner}`,
-    ];
-    // One array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack.
-    const rows = [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
     const version = Number(
       await guard(
         'redis',
-        () => this.runScript('toolwrightSaveSession', SAVE_SESSION, 3, args, rows),
+        () =>
+          this.runScript(
+            'toolwrightSaveSession',
+            SAVE_SESSION,
+            3,
+            [...this.sessionKeys(key), ...sessionArgs(changes, c, this.ttlMs)],
+            sessionRows(c),
+          ),
         () => describeSessionSave(c),
+      ),
+    );
+    if (version < 0) throw new SessionForbiddenError(key.sessionId);
+    return version;
+  }
+
+  /** One run's session and memory changes in one script: both are written or neither. */
+  async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
+    checkSessionKey(key);
+    checkMemoryKey(memory.key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    const c = encodeSessionChanges(changes, 'redis');
+    const m = encodeMemoryChanges(memory.changes, 'redis');
+    const keys = [...this.sessionKeys(key), ...this.memoryKeys(memory.key)];
+    const rows = [...sessionRows(c), ...memoryArgs(m), ...m.added];
+    const version = Number(
+      await guard(
+        'redis',
+        () => this.runScript('toolwrightSaveTurn', SAVE_TURN, 5, [...keys, ...sessionArgs(changes, c, this.ttlMs)], rows),
+        () => `${describeSessionSave(c)} with ${describeSave('a memory save', { entries: m.added })}`,
       ),
     );
     if (version < 0) throw new SessionForbiddenError(key.sessionId);
@@ -313,7 +388,7 @@ export class RedisStore implements SessionStore {
     checkSessionKey(key);
     if (userId !== null) checkId('userId', userId);
     const owner = (await guard('redis', () =>
-      this.scripts.toolwrightClaimSession(...this.sessionKeys(key), this.ttlMs, userId === null ? '0' : '1', userId ?? ''),
+      this.scripts.toolwrightClaimSession(...this.sessionKeys(key), this.ttlMs, userId === null ? '0' : '1', userId ?? '', randomUUID()),
     )) as string;
     return owner === 'n' ? null : owner.slice(1);
   }
@@ -343,8 +418,7 @@ export class RedisStore implements SessionStore {
   async saveMemory(key: MemoryKey, changes: MemoryChanges): Promise<number> {
     checkMemoryKey(key);
     const c = encodeMemoryChanges(changes, 'redis');
-    // A new generation id on every save; only the save creating the memory keeps it.
-    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), randomUUID()];
+    const args = [...this.memoryKeys(key), ...memoryArgs(c)];
     return Number(
       await guard(
         'redis',
@@ -453,6 +527,36 @@ export class RedisStore implements SessionStore {
     if (this.client.status === 'ready') await this.client.quit().catch(() => this.client.disconnect());
     else this.client.disconnect();
   }
+}
+
+/** A session save's fixed arguments (see LUA_SAVE_SESSION). */
+function sessionArgs(changes: SessionChanges, c: EncodedSessionChanges, ttlMs: number): Array<string | number> {
+  return [
+    ttlMs,
+    c.userId !== undefined ? '1' : '0',
+    c.userId ?? '',
+    c.userInput !== undefined ? '1' : '0',
+    JSON.stringify(c.userInput ?? null),
+    c.pendingRun !== undefined ? '1' : '0',
+    c.pendingRun ?? 'null',
+    c.replaced ? '1' : '0',
+    c.set.length,
+    c.deleted.length,
+    c.replaced?.length ?? 0,
+    c.appended.length,
+    changes.owner === undefined ? '' : changes.owner === null ? 'n' : `u${changes.owner}`,
+    randomUUID(),
+  ];
+}
+
+/** A session save's rows, one array argument (ioredis flattens it): spreading 100k+ values into a call overflows the stack. */
+function sessionRows(c: EncodedSessionChanges): string[] {
+  return [...c.set.flat(), ...c.deleted, ...(c.replaced ?? []), ...c.appended];
+}
+
+/** A memory save's fixed arguments (see LUA_SAVE_MEMORY): a new generation id on every save, kept only by the one creating the memory. */
+function memoryArgs(c: EncodedMemoryChanges): string[] {
+  return [c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), randomUUID(), String(c.added.length)];
 }
 
 function deepFreeze<T>(value: T): T {

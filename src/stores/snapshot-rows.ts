@@ -65,6 +65,7 @@ export interface SessionRow {
   /** JSON text, or null. */
   pendingRun: string | null | undefined;
   version: number;
+  historyMark?: string;
 }
 
 export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnapshot {
@@ -78,6 +79,7 @@ export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnap
   };
   if (row.userId != null) snapshot.userId = row.userId;
   if (key.tenantId !== undefined) snapshot.tenantId = key.tenantId;
+  if (row.historyMark !== undefined) snapshot.historyMark = row.historyMark;
   return snapshot;
 }
 
@@ -210,7 +212,13 @@ function encodeSession(changes: SessionChanges): EncodedSessionChanges {
   };
 }
 
-export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): { added: string[]; summary: string | null | undefined } {
+/** A memory save's entries as the text rows the stores write. */
+export interface EncodedMemoryChanges {
+  added: string[];
+  summary: string | null | undefined;
+}
+
+export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): EncodedMemoryChanges {
   try {
     return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
   } catch (err) {

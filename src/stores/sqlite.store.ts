@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -33,6 +34,8 @@ import {
   describeSave,
   describeSessionSave,
   encodeMemoryChanges,
+  type EncodedMemoryChanges,
+  type EncodedSessionChanges,
   encodeSessionChanges,
   guard,
   stateFromEntries,
@@ -154,6 +157,12 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
      origin TEXT NOT NULL,
      at INTEGER NOT NULL
    );`,
+  // Each session row's generation, set when the row is created: a session deleted and created again
+  // under its id (whose row id SQLite may reuse) starts a new `historyMark`, so no idempotency key repeats.
+  (db) => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('sessions') as string[];
+    if (!columns.includes('gen')) db.exec('ALTER TABLE sessions ADD COLUMN gen TEXT');
+  },
 ];
 
 const SCOPE = 2n ** 32n;
@@ -177,6 +186,7 @@ interface SessionMetaRow {
   version: number;
   last_seq: number;
   expires_at: number | null;
+  gen: string | null;
 }
 
 /**
@@ -227,6 +237,7 @@ export class SqliteStore implements SessionStore {
             userInput: row.user_input,
             pendingRun: row.pending_run,
             version: row.version,
+            historyMark: historyMark(row),
           });
         })
         .deferred();
@@ -239,59 +250,82 @@ export class SqliteStore implements SessionStore {
     const c = encodeSessionChanges(changes, 'sqlite');
     return guard(
       'sqlite',
-      () => {
-        const db = this.db();
-        const tenant = tenantOf(key);
-        return db
-          .transaction((): number => {
-            let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
-              SessionMetaRow | undefined;
-            if (row && this.expired(row)) {
-              this.deleteRows(db, row.id);
-              row = undefined;
-            }
-            if (row) checkOwner(key, changes.owner, row.user_id);
-            row ??= this.sql('INSERT INTO sessions (tenant, session_id) VALUES (?, ?) RETURNING *').get(
-              tenant,
-              key.sessionId,
-            ) as SessionMetaRow;
-            const id = row.id;
-            const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
-            for (const k of c.deleted) del.run(id, k);
-            const upsert = this.sql(
-              'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
-            );
-            for (const [k, v] of c.set) upsert.run(id, k, v);
-            let seq = row.last_seq;
-            if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
-            const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
-            for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
-            const ttl = this.options.sessionTtlSeconds;
-            const updated = this.sql(
-              `UPDATE sessions SET
-               user_id = COALESCE(?, user_id),
-               user_input = CASE WHEN ? THEN ? ELSE user_input END,
-               pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
-               last_seq = ?, version = version + 1, expires_at = ?
-             WHERE id = ? RETURNING version`,
-            )
-              .pluck()
-              .get(
-                c.userId ?? null,
-                c.userInput !== undefined ? 1 : 0,
-                c.userInput ?? null,
-                c.pendingRun !== undefined ? 1 : 0,
-                c.pendingRun ?? null,
-                seq,
-                ttl === undefined ? null : this.now() + ttl * 1000,
-                id,
-              );
-            return updated as number;
-          })
-          .immediate();
-      },
+      () =>
+        this.db()
+          .transaction(() => this.writeSession(key, changes, c))
+          .immediate(),
       () => describeSessionSave(c),
     );
+  }
+
+  /** One run's session and memory changes in one transaction: both are written or neither. */
+  async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
+    checkSessionKey(key);
+    checkMemoryKey(memory.key);
+    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    const c = encodeSessionChanges(changes, 'sqlite');
+    const m = encodeMemoryChanges(memory.changes, 'sqlite');
+    return guard(
+      'sqlite',
+      () =>
+        this.db()
+          .transaction(() => {
+            const version = this.writeSession(key, changes, c);
+            this.writeMemory(memory.key, memory.changes, m);
+            return version;
+          })
+          .immediate(),
+      () => `${describeSessionSave(c)} with ${describeSave('a memory save', { entries: m.added })}`,
+    );
+  }
+
+  /** A session save's writes, inside the caller's transaction. */
+  private writeSession(key: SessionKey, changes: SessionChanges, c: EncodedSessionChanges): number {
+    const tenant = tenantOf(key);
+    let row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
+      SessionMetaRow | undefined;
+    if (row && this.expired(row)) {
+      this.deleteRows(row.id);
+      row = undefined;
+    }
+    if (row) checkOwner(key, changes.owner, row.user_id);
+    row ??= this.sql('INSERT INTO sessions (tenant, session_id, gen) VALUES (?, ?, ?) RETURNING *').get(
+      tenant,
+      key.sessionId,
+      randomUUID(),
+    ) as SessionMetaRow;
+    const id = row.id;
+    const del = this.sql('DELETE FROM session_state WHERE session_pk = ? AND key = ?');
+    for (const k of c.deleted) del.run(id, k);
+    const upsert = this.sql(
+      'INSERT INTO session_state (session_pk, key, value) VALUES (?, ?, ?) ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value',
+    );
+    for (const [k, v] of c.set) upsert.run(id, k, v);
+    let seq = row.last_seq;
+    if (c.replaced) this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
+    const insert = this.sql('INSERT INTO session_messages (session_pk, seq, body) VALUES (?, ?, ?)');
+    for (const body of [...(c.replaced ?? []), ...c.appended]) insert.run(id, ++seq, body);
+    const ttl = this.options.sessionTtlSeconds;
+    const updated = this.sql(
+      `UPDATE sessions SET
+           user_id = COALESCE(?, user_id),
+           user_input = CASE WHEN ? THEN ? ELSE user_input END,
+           pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
+           last_seq = ?, version = version + 1, expires_at = ?
+         WHERE id = ? RETURNING version`,
+    )
+      .pluck()
+      .get(
+        c.userId ?? null,
+        c.userInput !== undefined ? 1 : 0,
+        c.userInput ?? null,
+        c.pendingRun !== undefined ? 1 : 0,
+        c.pendingRun ?? null,
+        seq,
+        ttl === undefined ? null : this.now() + ttl * 1000,
+        id,
+      );
+    return updated as number;
   }
 
   async deleteSession(key: SessionKey): Promise<void> {
@@ -301,7 +335,7 @@ export class SqliteStore implements SessionStore {
       db.transaction(() => {
         const id = this.sql('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
           number | undefined;
-        if (id !== undefined) this.deleteRows(db, id);
+        if (id !== undefined) this.deleteRows(id);
       }).immediate();
     });
   }
@@ -332,7 +366,7 @@ export class SqliteStore implements SessionStore {
           const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?')
             .pluck()
             .all(this.now()) as number[];
-          for (const id of ids) this.deleteRows(db, id);
+          for (const id of ids) this.deleteRows(id);
           return ids.length;
         })
         .immediate();
@@ -351,13 +385,14 @@ export class SqliteStore implements SessionStore {
           const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
             SessionMetaRow | undefined;
           if (row && !this.expired(row)) return row.user_id;
-          if (row) this.deleteRows(db, row.id);
+          if (row) this.deleteRows(row.id);
           const ttl = this.options.sessionTtlSeconds;
-          this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(
+          this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at, gen) VALUES (?, ?, ?, ?, ?)').run(
             tenant,
             key.sessionId,
             userId,
             ttl === undefined ? null : Date.now() + ttl * 1000,
+            randomUUID(),
           );
           return userId;
         })
@@ -417,33 +452,34 @@ export class SqliteStore implements SessionStore {
     const c = encodeMemoryChanges(changes, 'sqlite');
     return guard(
       'sqlite',
-      () => {
-        const db = this.db();
-        return db
-          .transaction((): number => {
-            const row = this.sql(
-              `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
-             ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
-            ).get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
-            let seq = row.last_seq;
-            const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
-            const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
-            const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
-            for (let i = 0; i < c.added.length; i++) {
-              insert.run(row.id, ++seq, c.added[i]);
-              indexEntry(fts, term, row.id, seq, changes.added[i]);
-            }
-            return this.sql(
-              `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
-             WHERE id = ? RETURNING version`,
-            )
-              .pluck()
-              .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
-          })
-          .immediate();
-      },
+      () =>
+        this.db()
+          .transaction(() => this.writeMemory(key, changes, c))
+          .immediate(),
       () => describeSave('a memory save', { entries: c.added }),
     );
+  }
+
+  /** A memory save's writes, inside the caller's transaction. */
+  private writeMemory(key: MemoryKey, changes: MemoryChanges, c: EncodedMemoryChanges): number {
+    const row = this.sql(
+      `INSERT INTO memories (tenant, agent, user_id) VALUES (?, ?, ?)
+         ON CONFLICT (tenant, agent, user_id) DO UPDATE SET version = version RETURNING id, last_seq`,
+    ).get(tenantOf(key), key.agentName, key.userId) as { id: number; last_seq: number };
+    let seq = row.last_seq;
+    const insert = this.sql('INSERT INTO memory_entries (memory_pk, seq, body) VALUES (?, ?, ?)');
+    const fts = this.sql('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
+    const term = this.sql('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
+    for (let i = 0; i < c.added.length; i++) {
+      insert.run(row.id, ++seq, c.added[i]);
+      indexEntry(fts, term, row.id, seq, changes.added[i]);
+    }
+    return this.sql(
+      `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
+         WHERE id = ? RETURNING version`,
+    )
+      .pluck()
+      .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
   }
 
   /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */
@@ -558,11 +594,16 @@ export class SqliteStore implements SessionStore {
     return this.options.clock ? this.options.clock() : Date.now();
   }
 
-  private deleteRows(db: Database.Database, id: number): void {
+  private deleteRows(id: number): void {
     this.sql('DELETE FROM session_state WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM session_messages WHERE session_pk = ?').run(id);
     this.sql('DELETE FROM sessions WHERE id = ?').run(id);
   }
+}
+
+/** The row's generation (its id for a row created before generations) and its last message number, which only grows. */
+function historyMark(row: SessionMetaRow): string {
+  return `${row.gen ?? `#${row.id}`}:${row.last_seq}`;
 }
 
 const SQLITE_FIXES: Record<string, string> = {

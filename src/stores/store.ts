@@ -41,6 +41,13 @@ export interface SessionStore {
   loadSession(key: SessionKey, options?: LoadSessionOptions): Promise<SessionSnapshot | undefined>;
   /** Creates the session when missing; returns the new version. */
   saveSession(key: SessionKey, changes: SessionChanges): Promise<number>;
+  /**
+   * One run's save: the session's changes and the memory's, all or nothing (one transaction, one
+   * script), so a failed save leaves the session where it was and a retry runs the turn again on
+   * it. Returns the session's new version. Optional for a custom store: without it the runner saves
+   * the memory first, then the session (a failed memory save then never advances the session).
+   */
+  saveTurn?(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number>;
   /** Removes everything stored for the session (state, history, paused run); a missing session is no error. */
   deleteSession(key: SessionKey): Promise<void>;
   /**

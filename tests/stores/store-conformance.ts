@@ -56,6 +56,31 @@ export function describeStoreConformance(
       await expect(store.loadMemory({ agentName: 'a', userId: sid() })).resolves.toBeUndefined();
     });
 
+    it('marks where the stored history ends: the same for every load and window until messages are stored, never repeated', async () => {
+      const key = { sessionId: sid() };
+      expect(await store.claimSession(key, 'u-1')).toBe('u-1');
+      const seen = [(await store.loadSession(key))!.historyMark];
+      await store.saveSession(key, { set: { a: 1 }, deleted: [], appended: [user('1'), user('2'), user('3')] });
+      const full = await store.loadSession(key);
+      expect((await store.loadSession(key, { historyLimit: 1 }))!.historyMark).toBe(full!.historyMark);
+      seen.push(full!.historyMark);
+      // State, the paused run and userInput move no mark; messages do, also when the history is replaced by as many.
+      await store.saveSession(key, { set: { b: 2 }, deleted: ['a'], appended: [], userInput: 'x' });
+      expect(await store.compareAndSetPendingRun(key, null, { paused: true })).toBe(true);
+      expect((await store.loadSession(key))!.historyMark).toBe(full!.historyMark);
+      await store.saveSession(key, { set: {}, deleted: [], appended: [], replacedHistory: [user('a'), user('b'), user('c')] });
+      seen.push((await store.loadSession(key))!.historyMark);
+      // Deleted and created again under its id, by a claim or a save: a new mark, though the history is as long again.
+      await store.deleteSession(key);
+      await store.claimSession(key, 'u-1');
+      seen.push((await store.loadSession(key))!.historyMark);
+      await store.deleteSession(key);
+      await store.saveSession(key, { set: {}, deleted: [], appended: [user('1'), user('2'), user('3')] });
+      seen.push((await store.loadSession(key))!.historyMark);
+      expect(seen.every((m) => typeof m === 'string')).toBe(true);
+      expect(new Set(seen).size).toBe(seen.length);
+    });
+
     it('round-trips state, history, userInput, userId and pendingRun through AgentContext', async () => {
       const key = { sessionId: sid(), tenantId: 't-1' };
       const ctx = new AgentContext({ sessionId: key.sessionId, userId: 'u-1', tenantId: 't-1' });
@@ -85,6 +110,7 @@ export function describeStoreConformance(
         userInput: 'refund order A-100',
         pendingRun,
         version: 1,
+        historyMark: expect.any(String),
       });
       const again = AgentContext.fromSnapshot(snap!);
       expect(again.getState('cart')).toEqual(ctx.getState('cart'));
