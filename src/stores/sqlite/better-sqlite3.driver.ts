@@ -14,7 +14,7 @@ export function openBetterSqlite3(Sqlite: typeof Database, path: string, busyTim
       const statement = db.prepare(sql);
       if (mode === 'raw') statement.raw();
       else if (mode === 'pluck') statement.pluck();
-      return statement as unknown as SqliteStatement;
+      return statement;
     },
     exec: (sql) => void db.exec(sql),
     pragma: (text) => db.pragma(text, { simple: true }),

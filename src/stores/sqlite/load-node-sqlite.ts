@@ -69,17 +69,19 @@ function loadBuiltin(): NodeSqliteModule | undefined {
  * for node:sqlite, the default store did). Every other warning passes through.
  */
 export function withoutSqliteWarning<T>(load: () => T): T {
-  const emit = process.emitWarning;
-  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+  // Called on process and put back as it was (the same function), not a bound copy.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const original = process.emitWarning;
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
     const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type;
     const name = typeof warning === 'string' ? type : warning.name;
     const text = typeof warning === 'string' ? warning : warning.message;
     if (name === 'ExperimentalWarning' && /\bSQLite\b/.test(text)) return;
-    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
-  } as typeof process.emitWarning;
+    Reflect.apply(original, process, [warning, ...rest]);
+  };
   try {
     return load();
   } finally {
-    process.emitWarning = emit;
+    process.emitWarning = original;
   }
 }
