@@ -6,7 +6,7 @@
  * Registry benchmark: compiles bench/registry once with tsc (so no ts-node time is measured),
  * then runs each contender in its own process, interleaved (the order rotates every round),
  * and prints the medians over the rounds. Writes the table into bench/README.md between the
- * markers unless --no-write. --all also runs bench/agent.bench.ts and bench/stores.bench.ts.
+ * markers unless --no-write. --all also runs bench/agent.bench.ts, bench/stores.bench.ts and bench/sqlite-drivers.bench.ts.
  *
  * --scale runs every bench/scale/*.scale.ts (or those named) instead, each in its own process;
  * each prints Markdown tables of size → cost, written into bench/SCALING.md between its
@@ -104,7 +104,7 @@ function writeReadme(text) {
 }
 
 function runOtherBenches() {
-  for (const file of ['agent.bench.ts', 'stores.bench.ts']) {
+  for (const file of ['agent.bench.ts', 'stores.bench.ts', 'sqlite-drivers.bench.ts']) {
     const script = path.join(__dirname, file);
     if (!fs.existsSync(script)) {
       console.log(`\n(${file} not found, skipped)`);

@@ -38,6 +38,8 @@ export type {
 export type { SessionStore, LoadSessionOptions, StoreChannels } from './stores/store';
 export { InMemoryStore } from './stores/in-memory.store';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.store';
+export type { SqliteDriverName } from './stores/sqlite/driver';
+export { defaultSqliteDriver } from './stores/sqlite/open-driver';
 export { RedisStore, type RedisStoreOptions, type RedisClientLike } from './stores/redis.store';
 export { PostgresStore, type PostgresStoreOptions, type PgPoolLike } from './stores/postgres.store';
 

@@ -5,11 +5,11 @@
  * process aborts the call running on another.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type Redis from 'ioredis';
 import type { Notification, Pool, PoolClient } from 'pg';
 import { StoreLimitError, StoreUnavailableError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import { guard } from './snapshot-rows';
+import type { SqliteConnection, SqliteStatement } from './sqlite/driver';
 import type { StoreChannels } from './store';
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; every store keeps the same bound. */
@@ -349,11 +349,11 @@ export class SqliteChannels extends ListeningChannels {
   private lastId?: number;
   private dataVersion?: unknown;
   private down = false;
-  private statements?: { version: Database.Statement; read: Database.Statement; insert: Database.Statement; prune: Database.Statement };
+  private statements?: { version: SqliteStatement; read: SqliteStatement; insert: SqliteStatement; prune: SqliteStatement };
 
   constructor(
     /** The store's connection (opened on first use; throws typed when it cannot be). */
-    private readonly db: () => Database.Database,
+    private readonly db: () => SqliteConnection,
     /** False for a private database: no other connection can see it. */
     private readonly shared: boolean,
   ) {
@@ -363,9 +363,9 @@ export class SqliteChannels extends ListeningChannels {
   private prepared() {
     const db = this.db();
     return (this.statements ??= {
-      version: db.prepare('PRAGMA data_version').pluck(),
-      read: db.prepare('SELECT id, channel, message, origin FROM channel_messages WHERE id > ? ORDER BY id').raw(),
-      insert: db.prepare('INSERT INTO channel_messages (channel, message, origin, at) VALUES (?, ?, ?, ?) RETURNING id').pluck(),
+      version: db.prepare('PRAGMA data_version', 'pluck'),
+      read: db.prepare('SELECT id, channel, message, origin FROM channel_messages WHERE id > ? ORDER BY id', 'raw'),
+      insert: db.prepare('INSERT INTO channel_messages (channel, message, origin, at) VALUES (?, ?, ?, ?) RETURNING id', 'pluck'),
       prune: db.prepare('DELETE FROM channel_messages WHERE id <= ? OR at < ?'),
     });
   }
@@ -377,12 +377,10 @@ export class SqliteChannels extends ListeningChannels {
       await guard('sqlite', () => {
         const { insert, prune } = this.prepared();
         const now = Date.now();
-        this.db()
-          .transaction(() => {
-            const id = insert.get(channel, message, this.origin, now) as number;
-            prune.run(id - SQLITE_KEPT_MESSAGES, now - SQLITE_KEPT_MS);
-          })
-          .immediate();
+        this.db().transaction('immediate', () => {
+          const id = insert.get(channel, message, this.origin, now) as number;
+          prune.run(id - SQLITE_KEPT_MESSAGES, now - SQLITE_KEPT_MS);
+        });
       });
     }
     setImmediate(() => this.deliver(channel, message));
@@ -403,7 +401,7 @@ export class SqliteChannels extends ListeningChannels {
       if (this.lastId === undefined) {
         // Only what is published from now on: start after the last row there is (the version read first).
         this.dataVersion = now;
-        this.lastId = Number(this.db().prepare('SELECT COALESCE(max(id), 0) FROM channel_messages').pluck().get());
+        this.lastId = Number(this.db().prepare('SELECT COALESCE(max(id), 0) FROM channel_messages', 'pluck').get());
       } else if (now === this.dataVersion && !this.down) return;
       this.dataVersion = now;
       const rows = read.all(this.lastId) as Array<[number, string, string, string]>;

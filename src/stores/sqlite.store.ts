@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type Database from 'better-sqlite3';
 import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
-import { requirePeer } from '../errors/optional-peer';
 import {
   attachIndex,
   entryWords,
@@ -25,6 +23,9 @@ import type {
 } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { SqliteChannels } from './notify';
+import type { SqliteConnection, SqliteDriverName, SqliteRowMode, SqliteStatement } from './sqlite/driver';
+import { checkSqliteDriver, sqliteOpener } from './sqlite/open-driver';
+import { claimFile } from './sqlite/one-driver-per-file';
 import {
   checkHistoryLimit,
   checkId,
@@ -55,6 +56,12 @@ export interface SqliteStoreOptions {
   historyWindow?: number;
   /** The time in ms for TTLs (default `Date.now`); tests pass a clock they advance instead of sleeping. */
   clock?: () => number;
+  /**
+   * The SQLite binding. Default: the built-in `node:sqlite` where this Node has it with FTS5
+   * (Node 22.13+, 24: nothing to install), else `better-sqlite3` (Node 20). Both read and write
+   * the same file format.
+   */
+  driver?: SqliteDriverName;
 }
 
 /**
@@ -66,7 +73,7 @@ export interface SqliteStoreOptions {
  * text column. History is one row per message keyed by (session, seq), so appending never
  * rewrites earlier messages.
  */
-const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
+const MIGRATIONS: ReadonlyArray<string | ((db: SqliteConnection) => void)> = [
   `CREATE TABLE sessions (
      id INTEGER PRIMARY KEY,
      tenant TEXT NOT NULL,
@@ -113,13 +120,10 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   (db) => {
     db.exec(`CREATE VIRTUAL TABLE memory_fts USING fts5(words, content = '', contentless_delete = 1);
              CREATE TABLE memory_terms (memory_pk INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (memory_pk, term)) WITHOUT ROWID;`);
-    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries').raw().iterate() as IterableIterator<
-      [number, number, string]
-    >;
+    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries', 'raw').all() as Array<[number, number, string]>;
     const fts = db.prepare('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
     const term = db.prepare('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
-    const pending: Array<[number, number, string]> = [...rows];
-    for (const [pk, seq, body] of pending) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
+    for (const [pk, seq, body] of rows) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
   },
   // A deleted memory's id is never reused (AUTOINCREMENT): its id is its generation, so a snapshot
   // loaded before a delete never reads (lazily) or searches a memory created after it. Deletes used
@@ -143,7 +147,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
              DELETE FROM memory_entries WHERE memory_pk NOT IN (SELECT id FROM memories);
              INSERT INTO memory_fts (memory_fts) VALUES ('delete-all');
              DELETE FROM memory_terms;`);
-    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries').raw().all() as Array<[number, number, string]>;
+    const rows = db.prepare('SELECT memory_pk, seq, body FROM memory_entries', 'raw').all() as Array<[number, number, string]>;
     const fts = db.prepare('INSERT INTO memory_fts (rowid, words) VALUES (?, ?)');
     const term = db.prepare('INSERT OR IGNORE INTO memory_terms (memory_pk, term) VALUES (?, ?)');
     for (const [pk, seq, body] of rows) indexEntry(fts, term, pk, seq, JSON.parse(body) as MemoryEntry);
@@ -160,14 +164,14 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   // Each session row's generation, set when the row is created: a session deleted and created again
   // under its id (whose row id SQLite may reuse) starts a new `historyMark`, so no idempotency key repeats.
   (db) => {
-    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('sessions') as string[];
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)', 'pluck').all('sessions') as string[];
     if (!columns.includes('gen')) db.exec('ALTER TABLE sessions ADD COLUMN gen TEXT');
   },
 ];
 
 const SCOPE = 2n ** 32n;
 
-function indexEntry(fts: Database.Statement, term: Database.Statement, pk: number, seq: number, entry: MemoryEntry): void {
+function indexEntry(fts: SqliteStatement, term: SqliteStatement, pk: number, seq: number, entry: MemoryEntry): void {
   const words = entryWords(entry);
   fts.run(BigInt(pk) * SCOPE + BigInt(seq), words.join(' '));
   for (const w of new Set(words)) term.run(pk, w);
@@ -193,20 +197,24 @@ interface SessionMetaRow {
  * Sessions and memories in one SQLite file (WAL mode), the embedded default. Each save is one
  * `BEGIN IMMEDIATE` transaction applying the turn's changes as a merge, so turns from several
  * processes on one file serialize on the write lock (waiting up to `busyTimeoutMs`) and lose
- * nothing. better-sqlite3 is synchronous: calls run to completion one at a time in this process.
+ * nothing. Both drivers (node:sqlite, better-sqlite3; see SqliteStoreOptions.driver) are
+ * synchronous: calls run to completion one at a time in this process.
  */
 export class SqliteStore implements SessionStore {
   private readonly path: string;
   private readonly options: SqliteStoreOptions;
-  private opened?: Database.Database;
+  private opened?: SqliteConnection;
   /** Prepared once per SQL text: preparing costs more than running these small statements. */
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
   private pubsub?: SqliteChannels;
+  /** Frees this store's claim on its file (see claimFile) when it closes. */
+  private release?: () => void;
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = options;
     this.path = options.path ?? './.toolwright/state.db';
     checkHistoryLimit(options.historyWindow);
+    checkSqliteDriver(options.driver);
   }
 
   async loadSession(key: SessionKey, options: LoadSessionOptions = {}): Promise<SessionSnapshot | undefined> {
@@ -215,32 +223,29 @@ export class SqliteStore implements SessionStore {
     return guard('sqlite', () => {
       const db = this.db();
       // A read transaction: meta, state and history come from one consistent snapshot.
-      return db
-        .transaction(() => {
-          const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenantOf(key), key.sessionId) as
-            SessionMetaRow | undefined;
-          if (!row || this.expired(row)) return undefined;
-          const state = this.sql('SELECT key, value FROM session_state WHERE session_pk = ?').raw().all(row.id) as Array<[string, string]>;
-          const history = (
-            limit === undefined
-              ? this.sql('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq').pluck().all(row.id)
-              : this.sql(
-                  'SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
-                )
-                  .pluck()
-                  .all(row.id, limit)
-          ) as string[];
-          return toSessionSnapshot(key, {
-            userId: row.user_id,
-            state: stateFromEntries(state),
-            history,
-            userInput: row.user_input,
-            pendingRun: row.pending_run,
-            version: row.version,
-            historyMark: historyMark(row),
-          });
-        })
-        .deferred();
+      return db.transaction('deferred', () => {
+        const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenantOf(key), key.sessionId) as
+          SessionMetaRow | undefined;
+        if (!row || this.expired(row)) return undefined;
+        const state = this.sql('SELECT key, value FROM session_state WHERE session_pk = ?', 'raw').all(row.id) as Array<[string, string]>;
+        const history = (
+          limit === undefined
+            ? this.sql('SELECT body FROM session_messages WHERE session_pk = ? ORDER BY seq', 'pluck').all(row.id)
+            : this.sql(
+                'SELECT body FROM (SELECT seq, body FROM session_messages WHERE session_pk = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+                'pluck',
+              ).all(row.id, limit)
+        ) as string[];
+        return toSessionSnapshot(key, {
+          userId: row.user_id,
+          state: stateFromEntries(state),
+          history,
+          userInput: row.user_input,
+          pendingRun: row.pending_run,
+          version: row.version,
+          historyMark: historyMark(row),
+        });
+      });
     });
   }
 
@@ -250,10 +255,7 @@ export class SqliteStore implements SessionStore {
     const c = encodeSessionChanges(changes, 'sqlite');
     return guard(
       'sqlite',
-      () =>
-        this.db()
-          .transaction(() => this.writeSession(key, changes, c))
-          .immediate(),
+      () => this.db().transaction('immediate', () => this.writeSession(key, changes, c)),
       () => describeSessionSave(c),
     );
   }
@@ -268,13 +270,11 @@ export class SqliteStore implements SessionStore {
     return guard(
       'sqlite',
       () =>
-        this.db()
-          .transaction(() => {
-            const version = this.writeSession(key, changes, c);
-            this.writeMemory(memory.key, memory.changes, m);
-            return version;
-          })
-          .immediate(),
+        this.db().transaction('immediate', () => {
+          const version = this.writeSession(key, changes, c);
+          this.writeMemory(memory.key, memory.changes, m);
+          return version;
+        }),
       () => `${describeSessionSave(c)} with ${describeSave('a memory save', { entries: m.added })}`,
     );
   }
@@ -313,18 +313,17 @@ export class SqliteStore implements SessionStore {
            pending_run = CASE WHEN ? THEN ? ELSE pending_run END,
            last_seq = ?, version = version + 1, expires_at = ?
          WHERE id = ? RETURNING version`,
-    )
-      .pluck()
-      .get(
-        c.userId ?? null,
-        c.userInput !== undefined ? 1 : 0,
-        c.userInput ?? null,
-        c.pendingRun !== undefined ? 1 : 0,
-        c.pendingRun ?? null,
-        seq,
-        ttl === undefined ? null : this.now() + ttl * 1000,
-        id,
-      );
+      'pluck',
+    ).get(
+      c.userId ?? null,
+      c.userInput !== undefined ? 1 : 0,
+      c.userInput ?? null,
+      c.pendingRun !== undefined ? 1 : 0,
+      c.pendingRun ?? null,
+      seq,
+      ttl === undefined ? null : this.now() + ttl * 1000,
+      id,
+    );
     return updated as number;
   }
 
@@ -332,28 +331,30 @@ export class SqliteStore implements SessionStore {
     checkSessionKey(key);
     return guard('sqlite', () => {
       const db = this.db();
-      db.transaction(() => {
-        const id = this.sql('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?').pluck().get(tenantOf(key), key.sessionId) as
+      db.transaction('immediate', () => {
+        const id = this.sql('SELECT id FROM sessions WHERE tenant = ? AND session_id = ?', 'pluck').get(tenantOf(key), key.sessionId) as
           number | undefined;
         if (id !== undefined) this.deleteRows(id);
-      }).immediate();
+      });
     });
   }
 
   async deleteMemory(key: MemoryKey): Promise<void> {
     return guard('sqlite', () => {
       const db = this.db();
-      db.transaction(() => {
-        const id = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
-          .pluck()
-          .get(tenantOf(key), key.agentName, key.userId) as number | undefined;
+      db.transaction('immediate', () => {
+        const id = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?', 'pluck').get(
+          tenantOf(key),
+          key.agentName,
+          key.userId,
+        ) as number | undefined;
         if (id === undefined) return;
         // Its words go too: nothing of a deleted memory is found again.
         this.sql('DELETE FROM memory_fts WHERE rowid BETWEEN ? AND ?').run(BigInt(id) * SCOPE, BigInt(id) * SCOPE + SCOPE - 1n);
         this.sql('DELETE FROM memory_terms WHERE memory_pk = ?').run(id);
         this.sql('DELETE FROM memory_entries WHERE memory_pk = ?').run(id);
         this.sql('DELETE FROM memories WHERE id = ?').run(id);
-      }).immediate();
+      });
     });
   }
 
@@ -361,15 +362,13 @@ export class SqliteStore implements SessionStore {
   async purgeExpired(): Promise<number> {
     return guard('sqlite', () => {
       const db = this.db();
-      return db
-        .transaction(() => {
-          const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?')
-            .pluck()
-            .all(this.now()) as number[];
-          for (const id of ids) this.deleteRows(id);
-          return ids.length;
-        })
-        .immediate();
+      return db.transaction('immediate', () => {
+        const ids = this.sql('SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?', 'pluck').all(
+          this.now(),
+        ) as number[];
+        for (const id of ids) this.deleteRows(id);
+        return ids.length;
+      });
     });
   }
 
@@ -380,23 +379,21 @@ export class SqliteStore implements SessionStore {
       const db = this.db();
       const tenant = tenantOf(key);
       // Under the write lock: of two processes claiming at once, the second sees the first's row.
-      return db
-        .transaction((): string | null => {
-          const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
-            SessionMetaRow | undefined;
-          if (row && !this.expired(row)) return row.user_id;
-          if (row) this.deleteRows(row.id);
-          const ttl = this.options.sessionTtlSeconds;
-          this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at, gen) VALUES (?, ?, ?, ?, ?)').run(
-            tenant,
-            key.sessionId,
-            userId,
-            ttl === undefined ? null : Date.now() + ttl * 1000,
-            randomUUID(),
-          );
-          return userId;
-        })
-        .immediate();
+      return db.transaction('immediate', (): string | null => {
+        const row = this.sql('SELECT * FROM sessions WHERE tenant = ? AND session_id = ?').get(tenant, key.sessionId) as
+          SessionMetaRow | undefined;
+        if (row && !this.expired(row)) return row.user_id;
+        if (row) this.deleteRows(row.id);
+        const ttl = this.options.sessionTtlSeconds;
+        this.sql('INSERT INTO sessions (tenant, session_id, user_id, expires_at, gen) VALUES (?, ?, ?, ?, ?)').run(
+          tenant,
+          key.sessionId,
+          userId,
+          ttl === undefined ? null : Date.now() + ttl * 1000,
+          randomUUID(),
+        );
+        return userId;
+      });
     });
   }
 
@@ -417,33 +414,32 @@ export class SqliteStore implements SessionStore {
     checkMemoryKey(key);
     return guard('sqlite', () => {
       const db = this.db();
-      return db
-        .transaction(() => {
-          const row = this.sql('SELECT id, summary, version, last_seq FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').get(
-            tenantOf(key),
-            key.agentName,
-            key.userId,
-          ) as { id: number; summary: string | null; version: number; last_seq: number } | undefined;
-          if (!row) return undefined;
-          const { id: pk, last_seq: last } = row;
-          // The entries are read when first used (better-sqlite3 reads synchronously): a tool's search
-          // runs in FTS5 and never reads them. Up to the loaded version's last entry, as if read now.
-          const snapshot = lazyEntries<MemorySnapshot>(
-            toMemorySnapshot(key, { entries: [], summary: row.summary, version: row.version }),
-            () => {
-              try {
-                const bodies = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? AND seq <= ? ORDER BY seq')
-                  .pluck()
-                  .all(pk, last) as string[];
-                return bodies.map((b) => JSON.parse(b) as MemoryEntry);
-              } catch (error) {
-                throw new StoreUnavailableError('sqlite', error);
-              }
-            },
-          );
-          return attachIndex(snapshot, { search: (query, limit) => this.searchScope(pk, query, limit) });
-        })
-        .deferred();
+      return db.transaction('deferred', () => {
+        const row = this.sql('SELECT id, summary, version, last_seq FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?').get(
+          tenantOf(key),
+          key.agentName,
+          key.userId,
+        ) as { id: number; summary: string | null; version: number; last_seq: number } | undefined;
+        if (!row) return undefined;
+        const { id: pk, last_seq: last } = row;
+        // The entries are read when first used (both drivers read synchronously): a tool's search
+        // runs in FTS5 and never reads them. Up to the loaded version's last entry, as if read now.
+        const snapshot = lazyEntries<MemorySnapshot>(
+          toMemorySnapshot(key, { entries: [], summary: row.summary, version: row.version }),
+          () => {
+            try {
+              const bodies = this.sql('SELECT body FROM memory_entries WHERE memory_pk = ? AND seq <= ? ORDER BY seq', 'pluck').all(
+                pk,
+                last,
+              ) as string[];
+              return bodies.map((b) => JSON.parse(b) as MemoryEntry);
+            } catch (error) {
+              throw new StoreUnavailableError('sqlite', error);
+            }
+          },
+        );
+        return attachIndex(snapshot, { search: (query, limit) => this.searchScope(pk, query, limit) });
+      });
     });
   }
 
@@ -452,10 +448,7 @@ export class SqliteStore implements SessionStore {
     const c = encodeMemoryChanges(changes, 'sqlite');
     return guard(
       'sqlite',
-      () =>
-        this.db()
-          .transaction(() => this.writeMemory(key, changes, c))
-          .immediate(),
+      () => this.db().transaction('immediate', () => this.writeMemory(key, changes, c)),
       () => describeSave('a memory save', { entries: c.added }),
     );
   }
@@ -477,17 +470,18 @@ export class SqliteStore implements SessionStore {
     return this.sql(
       `UPDATE memories SET summary = CASE WHEN ? THEN ? ELSE summary END, last_seq = ?, version = version + 1
          WHERE id = ? RETURNING version`,
-    )
-      .pluck()
-      .get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
+      'pluck',
+    ).get(c.summary !== undefined ? 1 : 0, c.summary ?? null, seq, row.id) as number;
   }
 
   /** Ranked search over a memory's stored entries in the database (FTS5 bm25, prefixes, typos). */
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     return guard('sqlite', () => {
-      const pk = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?')
-        .pluck()
-        .get(tenantOf(key), key.agentName, key.userId) as number | undefined;
+      const pk = this.sql('SELECT id FROM memories WHERE tenant = ? AND agent = ? AND user_id = ?', 'pluck').get(
+        tenantOf(key),
+        key.agentName,
+        key.userId,
+      ) as number | undefined;
       return pk === undefined ? [] : this.searchScope(pk, query, limit);
     });
   }
@@ -500,12 +494,13 @@ export class SqliteStore implements SessionStore {
   async close(): Promise<void> {
     await this.pubsub?.close();
     this.opened?.close();
+    this.release?.();
   }
 
   /**
    * Each query term matches as a prefix (`"term"*`); a term that is no word's prefix in this
    * memory is replaced by the memory's words within its typo distance (as AgentMemory's fuzzy
-   * 0.2). Ranked by FTS5's bm25, best first. Synchronous, like better-sqlite3, so the query is
+   * 0.2). Ranked by FTS5's bm25, best first. Synchronous, like both drivers, so the query is
    * bounded (MEMORY_QUERY_LIMITS): at most 32 terms, 8 typo words each, 256 alternatives.
    */
   private searchScope(pk: number, query: string, limit: number): MemorySearchResult[] {
@@ -513,18 +508,21 @@ export class SqliteStore implements SessionStore {
     try {
       const alternatives: string[] = [];
       for (const t of queryTerms(query)) {
-        const next = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND term >= ? ORDER BY term LIMIT 1')
-          .pluck()
-          .get(pk, t) as string | undefined;
+        const next = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND term >= ? ORDER BY term LIMIT 1', 'pluck').get(
+          pk,
+          t,
+        ) as string | undefined;
         if (next?.startsWith(t)) {
           alternatives.push(`${ftsTerm(t)}*`);
           continue;
         }
         const d = fuzzyDistance(t);
         if (d === 0) continue;
-        const vocabulary = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND length(term) BETWEEN ? AND ?')
-          .pluck()
-          .all(pk, t.length - d, t.length + d) as string[];
+        const vocabulary = this.sql('SELECT term FROM memory_terms WHERE memory_pk = ? AND length(term) BETWEEN ? AND ?', 'pluck').all(
+          pk,
+          t.length - d,
+          t.length + d,
+        ) as string[];
         for (const w of fuzzyMatches(t, vocabulary)) alternatives.push(ftsTerm(w));
       }
       if (alternatives.length === 0) return [];
@@ -536,9 +534,8 @@ export class SqliteStore implements SessionStore {
         `SELECT e.body, f.rank FROM (
              SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?
            ) f JOIN memory_entries e ON e.memory_pk = ? AND e.seq = f.rowid - ? ORDER BY f.rank`,
-      )
-        .raw()
-        .all(alternatives.join(' OR '), base, base + SCOPE - 1n, limit, pk, base) as Array<[string, number]>;
+        'raw',
+      ).all(alternatives.join(' OR '), base, base + SCOPE - 1n, limit, pk, base) as Array<[string, number]>;
       return rows.map(([body, rank]) => ({ ...(JSON.parse(body) as MemoryEntry), score: -rank }));
     } catch (error) {
       throw new StoreUnavailableError('sqlite', error);
@@ -546,18 +543,14 @@ export class SqliteStore implements SessionStore {
   }
 
   /** Opened on first use, so a bad path fails the call (typed) rather than the constructor. */
-  private db(): Database.Database {
+  private db(): SqliteConnection {
     if (this.opened) return this.opened;
-    const Sqlite = requirePeer<typeof Database>(
-      'better-sqlite3',
-      'npm install better-sqlite3@12',
-      'SqliteStore (the default store)',
-      'Or pass another store: new InMemoryStore() (one process, nothing kept), RedisStore or PostgresStore.',
-    );
+    const opener = sqliteOpener(this.options.driver);
+    const release = claimFile(this.path, opener.driver);
     try {
       if (this.path !== ':memory:' && !this.path.startsWith('file:')) mkdirSync(dirname(this.path), { recursive: true });
       const timeoutMs = this.options.busyTimeoutMs ?? 5000;
-      const db = new Sqlite(this.path, { timeout: timeoutMs });
+      const db = opener.open(this.path, timeoutMs);
       try {
         retryWhileBusy(timeoutMs, () => {
           if (this.path !== ':memory:') db.pragma('journal_mode = WAL');
@@ -570,18 +563,21 @@ export class SqliteStore implements SessionStore {
         throw err;
       }
       this.opened = db;
+      this.release = release;
       return db;
     } catch (err) {
+      release();
       throw sqliteOpenError(this.path, err);
     }
   }
 
-  /** Each SQL text is always used in one mode (plain, raw or pluck), so a cached statement keeps it. */
-  private sql(text: string): Database.Statement {
-    let statement = this.statements.get(text);
+  /** Each SQL text is always used in one mode (object, raw or pluck); cached per text and mode. */
+  private sql(text: string, mode: SqliteRowMode = 'object'): SqliteStatement {
+    const key = mode === 'object' ? text : `${mode}:${text}`;
+    let statement = this.statements.get(key);
     if (!statement) {
-      statement = this.db().prepare(text);
-      this.statements.set(text, statement);
+      statement = this.db().prepare(text, mode);
+      this.statements.set(key, statement);
     }
     return statement;
   }
@@ -657,16 +653,16 @@ function retryWhileBusy(timeoutMs: number, open: () => void): void {
       return open();
     } catch (err) {
       if (!String((err as { code?: string }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40); // better-sqlite3 is synchronous: so is the wait
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40); // the drivers are synchronous: so is the wait
     }
   }
 }
 
 /** Applies the missing migrations under the write lock, so two processes opening at once agree. */
-function migrate(db: Database.Database): void {
-  db.transaction(() => {
+function migrate(db: SqliteConnection): void {
+  db.transaction('immediate', () => {
     db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    const current = Number(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() ?? 0);
+    const current = Number(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'", 'pluck').get() ?? 0);
     if (current > MIGRATIONS.length) {
       throw new Error(`database schema version ${current} is newer than this toolwright (${MIGRATIONS.length}); upgrade toolwright`);
     }
@@ -678,5 +674,5 @@ function migrate(db: Database.Database): void {
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
       String(MIGRATIONS.length),
     );
-  }).immediate();
+  });
 }

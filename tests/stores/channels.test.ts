@@ -14,6 +14,8 @@ import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore, StoreChannels } from '../../src/stores/store';
+import type { SqliteConnection, SqliteDriverName } from '../../src/stores/sqlite/driver';
+import { SQLITE_DRIVERS_HERE } from '../support/sqlite-drivers';
 import { startPostgres, startRedis, type TestServer } from '../support/servers';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,7 +34,8 @@ interface Backend {
   cleanup?: () => void;
 }
 
-const backends: Array<[string, () => Promise<Backend>]> = [
+/** Each row: its name, how to start it, and for SQLite the driver (a row per driver this Node has). */
+const backends: Array<[string, () => Promise<Backend>, SqliteDriverName?]> = [
   [
     'in-memory',
     async () => {
@@ -40,24 +43,28 @@ const backends: Array<[string, () => Promise<Backend>]> = [
       return { make: () => store, single: true };
     },
   ],
-  [
-    'sqlite (:memory:)',
-    async () => {
-      const store = new SqliteStore({ path: ':memory:' });
-      return { make: () => store, single: true };
-    },
-  ],
-  [
-    'sqlite',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'tw-channels-'));
-      return {
-        make: (namespace = 'shared') => new SqliteStore({ path: join(dir, `${namespace}.db`) }),
-        single: false,
-        cleanup: () => rmSync(dir, { recursive: true, force: true }),
-      };
-    },
-  ],
+  ...SQLITE_DRIVERS_HERE.flatMap((driver): Array<[string, () => Promise<Backend>, SqliteDriverName]> => [
+    [
+      `sqlite (:memory:, ${driver})`,
+      async () => {
+        const store = new SqliteStore({ driver, path: ':memory:' });
+        return { make: () => store, single: true };
+      },
+      driver,
+    ],
+    [
+      `sqlite (file, ${driver})`,
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tw-channels-'));
+        return {
+          make: (namespace = 'shared') => new SqliteStore({ driver, path: join(dir, `${namespace}.db`) }),
+          single: false,
+          cleanup: () => rmSync(dir, { recursive: true, force: true }),
+        };
+      },
+      driver,
+    ],
+  ]),
   [
     'redis',
     async () => {
@@ -95,7 +102,8 @@ async function listen(store: SessionStore, channel: string) {
   return { messages, errors, unsubscribe };
 }
 
-describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
+describe.each(backends)('StoreChannels on the %s store', (kind, start, driver) => {
+  const sqliteFile = kind.startsWith('sqlite (file');
   let backend: Backend;
   const stores: SessionStore[] = [];
   const make = (namespace?: string) => {
@@ -165,15 +173,15 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
     await heard.unsubscribe();
   });
 
-  const shared = kind === 'redis' || kind === 'postgres' || kind === 'sqlite';
+  const shared = kind === 'redis' || kind === 'postgres' || sqliteFile;
 
   it(
     shared ? 'channels of one name are separate per key prefix / schema' : 'another store instance hears nothing (one store, one process)',
     async () => {
       const otherStore = shared
         ? make(kind === 'redis' ? 'tw-other:' : 'tw_other')
-        : kind.startsWith('sqlite')
-          ? new SqliteStore({ path: ':memory:' })
+        : driver
+          ? new SqliteStore({ driver, path: ':memory:' })
           : new InMemoryStore();
       const here = await listen(make(), 'ns');
       const there = await listen(otherStore, 'ns');
@@ -188,7 +196,7 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
     },
   );
 
-  if (kind === 'sqlite') {
+  if (sqliteFile) {
     it('a message published in one process reaches a subscriber in another, and one in the publishing process, once each', async () => {
       const [publisher, local, remote] = [make(), make(), make()];
       const here = await listen(publisher, 'both');
@@ -205,13 +213,13 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
     it('keeps at most the last 256 messages, none older than a minute, in the file', async () => {
       const store = make();
       for (let i = 0; i < 300; i++) await channelsOf(store).publish('kept', `m${i}`);
-      const db = (store as unknown as { db(): import('better-sqlite3').Database }).db();
-      const kept = db.prepare('SELECT message FROM channel_messages ORDER BY id').pluck().all() as string[];
+      const db = (store as unknown as { db(): SqliteConnection }).db();
+      const kept = db.prepare('SELECT message FROM channel_messages ORDER BY id', 'pluck').all() as string[];
       expect(kept.length).toBeLessThanOrEqual(256);
       expect(kept[kept.length - 1]).toBe('m299');
       db.prepare('UPDATE channel_messages SET at = at - 61000').run();
       await channelsOf(store).publish('kept', 'last');
-      expect(db.prepare('SELECT message FROM channel_messages').pluck().all()).toEqual(['last']);
+      expect(db.prepare('SELECT message FROM channel_messages', 'pluck').all()).toEqual(['last']);
     });
 
     it('a subscriber hears only what is published after it subscribed, and nothing after it unsubscribed or its store closed', async () => {
@@ -230,7 +238,7 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
       const where = join(mkdtempSync(join(tmpdir(), 'tw-channels-down-')), 'not-a-dir');
       writeFileSync(where, 'a file where the folder should be');
       const path = join(where, 'state.db');
-      const store = new SqliteStore({ path });
+      const store = new SqliteStore({ driver, path });
       const heard = await listen(store, 'down');
       expect(heard.errors).toHaveLength(1);
       expect(heard.errors[0]).toBeInstanceOf(StoreUnavailableError);
@@ -239,7 +247,7 @@ describe.each(backends)('StoreChannels on the %s store', (kind, start) => {
       expect(heard.errors).toHaveLength(1);
       rmSync(where);
       mkdirSync(where);
-      const other = new SqliteStore({ path });
+      const other = new SqliteStore({ driver, path });
       try {
         while (heard.messages.length === 0) {
           await channelsOf(other).publish('down', 'back');

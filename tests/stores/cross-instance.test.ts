@@ -12,6 +12,7 @@ import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
 import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { driverSlug, SQLITE_DRIVERS_HERE } from '../support/sqlite-drivers';
 import { describeCrossInstanceConformance } from './cross-instance-conformance';
 
 let redis: RedisServer;
@@ -38,7 +39,11 @@ describeCrossInstanceConformance('in-memory (one instance: one process)', () => 
   stores.push(store);
   return [store, store];
 });
-describeCrossInstanceConformance('sqlite (two instances on one file)', () => pair(() => new SqliteStore({ path: join(dir, 'shared.db') })));
+for (const driver of SQLITE_DRIVERS_HERE) {
+  describeCrossInstanceConformance(`sqlite (two instances on one file, ${driver})`, () =>
+    pair(() => new SqliteStore({ driver, path: join(dir, `shared-${driverSlug(driver)}.db`) })),
+  );
+}
 describeCrossInstanceConformance('redis', () => pair(() => new RedisStore({ url: redis.url, keyPrefix: 'tw-cross:' })));
 describeCrossInstanceConformance('postgres', () =>
   pair(() => new PostgresStore({ connectionString: postgres.connectionString, schema: 'tw_cross' })),

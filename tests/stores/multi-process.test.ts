@@ -8,6 +8,8 @@ import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
 import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import type { SqliteDriverName } from '../../src/stores/sqlite/driver';
+import { SQLITE_DRIVERS_HERE } from '../support/sqlite-drivers';
 import type { WorkerArgs } from '../support/store-worker';
 import { expectWholeTurns } from './crash-consistency';
 
@@ -52,14 +54,31 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Which SQLite driver each worker runs: each driver this Node has, and (where it has both) one of each on one file. */
+const sqliteRows: Array<[string, [SqliteDriverName, SqliteDriverName]]> = [
+  ...SQLITE_DRIVERS_HERE.map((d): [string, [SqliteDriverName, SqliteDriverName]] => [`sqlite (${d})`, [d, d]]),
+  ...(SQLITE_DRIVERS_HERE.length === 2
+    ? [['sqlite (node:sqlite and better-sqlite3)', ['node:sqlite', 'better-sqlite3']] as [string, [SqliteDriverName, SqliteDriverName]]]
+    : []),
+];
+
 describe.each([
-  ['redis', () => redis.url, (t: string) => new RedisStore({ url: t })],
-  ['postgres', () => postgres.connectionString, (t: string) => new PostgresStore({ connectionString: t })],
-  ['sqlite', () => join(dir, 'shared.db'), (t: string) => new SqliteStore({ path: t })],
-] as const)('%s shared by two processes', (kind, target, open) => {
+  ['redis', 'redis', () => redis.url, (t: string) => new RedisStore({ url: t }), undefined],
+  ['postgres', 'postgres', () => postgres.connectionString, (t: string) => new PostgresStore({ connectionString: t }), undefined],
+  ...sqliteRows.map(
+    ([name, drivers], i) =>
+      [
+        name,
+        'sqlite',
+        () => join(dir, `shared-${i}.db`),
+        (t: string) => new SqliteStore({ path: t, driver: drivers[0] }),
+        drivers,
+      ] as const,
+  ),
+] as const)('%s shared by two processes', (_name, kind, target, open, drivers) => {
   it('loses no turn when both run turns on the same sessions at once', async () => {
     const sessions = Array.from({ length: 4 }, () => `mp-${randomUUID()}`);
-    await runWorkers(['A', 'B'].map((worker) => ({ kind, target: target(), sessions, turns: TURNS, worker })));
+    await runWorkers(['A', 'B'].map((worker, w) => ({ kind, target: target(), sessions, turns: TURNS, worker, driver: drivers?.[w] })));
     const store: SessionStore = open(target());
     try {
       for (const sessionId of sessions) {

@@ -7,6 +7,7 @@
 import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
+import type { SqliteDriverName } from '../../src/stores/sqlite/driver';
 import type { SessionStore } from '../../src/stores/store';
 import { writeTurn } from './turns';
 
@@ -16,6 +17,8 @@ export interface WorkerArgs {
   sessions: string[];
   turns: number;
   worker: string;
+  /** The SQLite driver (kind 'sqlite'); this Node's default when absent. */
+  driver?: SqliteDriverName;
 }
 
 async function main(): Promise<void> {
@@ -25,7 +28,7 @@ async function main(): Promise<void> {
       ? new RedisStore({ url: args.target })
       : args.kind === 'postgres'
         ? new PostgresStore({ connectionString: args.target })
-        : new SqliteStore({ path: args.target, busyTimeoutMs: 20_000 });
+        : new SqliteStore({ path: args.target, busyTimeoutMs: 20_000, driver: args.driver });
   process.stdout.write('ready\n');
   await new Promise((go) => process.stdin.once('data', go));
   process.stdin.pause();
