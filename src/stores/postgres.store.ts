@@ -33,6 +33,7 @@ import {
   checkId,
   checkMemoryKey,
   checkOwner,
+  checkSessionChanges,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -162,6 +163,10 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
   // Each entry's tsvector also holds its memory's scope lexeme (see SCOPE_LEXEME), so a search
   // finds its memory's matches in the GIN index alone, with or without table statistics.
   `UPDATE $S.memory_entries SET words = words || array_to_tsvector(ARRAY[' ' || memory_pk]);`,
+  // User input and memory summaries as JSON text, like every other value: text refuses NUL and
+  // turns a lone surrogate into U+FFFD, which JSON escapes. Existing rows quoted.
+  `UPDATE $S.sessions SET user_input = to_json(user_input)::text WHERE user_input IS NOT NULL;
+   UPDATE $S.memories SET summary = to_json(summary)::text WHERE summary IS NOT NULL;`,
 ];
 
 /**
@@ -361,7 +366,7 @@ export class PostgresStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'postgres');
     const size = encodedSize([...c.appended, ...(c.replaced ?? []), ...c.set.map(([, v]) => v)]);
     return this.transaction(

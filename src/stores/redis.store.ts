@@ -11,6 +11,7 @@ import {
   checkHistoryLimit,
   checkId,
   checkMemoryKey,
+  checkSessionChanges,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -78,10 +79,10 @@ elseif ARGV[13] ~= '' then
 end
 local nSet, nDel, nRep, nApp = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local p = 14
+-- Deletes first, then sets, as every store merges: a key both deleted and set is kept.
+batch('HDEL', KEYS[2], p + 2 * nSet, p + 2 * nSet + nDel - 1)
 for i = 0, nSet - 1 do redis.call('HSET', KEYS[2], ARGV[p + 2 * i], ARGV[p + 2 * i + 1]) end
-p = p + 2 * nSet
-batch('HDEL', KEYS[2], p, p + nDel - 1)
-p = p + nDel
+p = p + 2 * nSet + nDel
 if ARGV[8] == '1' then redis.call('DEL', KEYS[3]) end
 batch('RPUSH', KEYS[3], p, p + nRep + nApp - 1)
 if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'userId', ARGV[3]) end
@@ -253,7 +254,7 @@ export class RedisStore implements SessionStore {
       userId: meta.userId,
       state: stateFromEntries(pairs(reply[1])),
       history: reply[2],
-      userInput: meta.userInput === undefined ? null : (JSON.parse(meta.userInput) as string | null),
+      userInput: meta.userInput,
       pendingRun: meta.pendingRun,
       version: Number(meta.version ?? 0),
     });
@@ -261,7 +262,7 @@ export class RedisStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'redis');
     const args: Array<string | number> = [
       ...this.sessionKeys(key),
@@ -269,7 +270,7 @@ export class RedisStore implements SessionStore {
       c.userId !== undefined ? '1' : '0',
       c.userId ?? '',
       c.userInput !== undefined ? '1' : '0',
-      JSON.stringify(c.userInput ?? null),
+      c.userInput ?? 'null',
       c.pendingRun !== undefined ? '1' : '0',
       c.pendingRun ?? 'null',
       c.replaced ? '1' : '0',
@@ -332,7 +333,7 @@ export class RedisStore implements SessionStore {
     checkMemoryKey(key);
     const c = encodeMemoryChanges(changes, 'redis');
     // A new generation id on every save; only the save creating the memory keeps it.
-    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), randomUUID()];
+    const args = [...this.memoryKeys(key), c.summary !== undefined ? '1' : '0', c.summary ?? 'null', randomUUID()];
     return Number(
       await guard(
         'redis',
@@ -406,7 +407,7 @@ export class RedisStore implements SessionStore {
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
     const tail = toMemorySnapshot(key, {
       entries: reply[1],
-      summary: meta.summary === undefined ? null : (JSON.parse(meta.summary) as string | null),
+      summary: meta.summary,
       version: Number(meta.version ?? 0),
     });
     for (const e of tail.entries) deepFreeze(e);

@@ -29,6 +29,7 @@ import {
   checkId,
   checkMemoryKey,
   checkOwner,
+  checkSessionChanges,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -154,6 +155,10 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
      origin TEXT NOT NULL,
      at INTEGER NOT NULL
    );`,
+  // User input and memory summaries as JSON text, like every other value: raw text went through
+  // UTF-8, which turned a lone surrogate into U+FFFD. Existing rows quoted (json_quote keeps NUL as \u0000).
+  `UPDATE sessions SET user_input = json_quote(user_input) WHERE user_input IS NOT NULL;
+   UPDATE memories SET summary = json_quote(summary) WHERE summary IS NOT NULL;`,
 ];
 
 const SCOPE = 2n ** 32n;
@@ -235,7 +240,7 @@ export class SqliteStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'sqlite');
     return guard(
       'sqlite',
