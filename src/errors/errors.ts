@@ -312,15 +312,17 @@ export class ToolAbortedError extends ToolwrightError {
 }
 
 /**
- * A session, user, tenant or agent id that no store can keep exactly (empty, a lone surrogate, NUL,
- * longer than 512 UTF-8 bytes). Raised before any I/O, the same on every store: retrying cannot help.
+ * A session, user, tenant or agent id, or a state key, that no store can keep exactly (a lone
+ * surrogate, NUL, longer than 512 UTF-8 bytes; an empty id). Raised before any I/O, the same on
+ * every store: retrying cannot help. `rule` says what would be kept.
  */
 export class InvalidIdError extends ToolwrightError {
   constructor(
     readonly field: string,
     readonly reason: string,
+    rule = 'Use a non-empty, well-formed string without NUL, at most 512 UTF-8 bytes.',
   ) {
-    super('INVALID_ID', `Invalid ${field}: ${reason}. Use a non-empty, well-formed string without NUL, at most 512 UTF-8 bytes.`);
+    super('INVALID_ID', `Invalid ${field}: ${reason}. ${rule}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Message } from './message';
 import type { SessionChanges, SessionSnapshot } from './snapshots';
+import { checkStateKey } from './stored-key';
 
 export interface AgentContextInit {
   sessionId: string;
@@ -141,7 +142,9 @@ export class AgentContext {
     return this.data.state.has(key) ? (this.data.state.get(key) as T) : defaultValue;
   }
 
+  /** Throws InvalidIdError for a key no store keeps exactly (a lone surrogate, NUL, over 512 UTF-8 bytes). */
   setState(key: string, value: unknown): void {
+    checkStateKey(key);
     this.data.state.set(key, value);
     this.data.set.set(key, value);
     this.data.deleted.delete(key);
@@ -152,6 +155,7 @@ export class AgentContext {
   }
 
   forgetState(key: string): void {
+    checkStateKey(key, true);
     this.data.state.delete(key);
     this.data.set.delete(key);
     this.data.deleted.add(key);
@@ -161,9 +165,11 @@ export class AgentContext {
     return Object.fromEntries(this.data.state);
   }
 
-  /** Sets every key of `values` (merging into the current state). */
+  /** Sets every key of `values` (merging into the current state), or none when a key is refused (see setState). */
   loadState(values: Record<string, unknown>): void {
-    for (const [key, value] of Object.entries(values)) this.setState(key, value);
+    const entries = Object.entries(values);
+    for (const [key] of entries) checkStateKey(key);
+    for (const [key, value] of entries) this.setState(key, value);
   }
 
   getConversationHistory(): readonly Message[] {

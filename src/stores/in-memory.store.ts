@@ -13,7 +13,7 @@ import { StoreLimitError } from '../errors/errors';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { LocalChannels } from './notify';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
-import { checkId, checkMemoryKey, checkOwner, checkSessionKey, lastMessages } from './snapshot-rows';
+import { checkId, checkMemoryKey, checkOwner, checkSessionChanges, checkSessionKey, lastMessages } from './snapshot-rows';
 
 /**
  * Keeps sessions and memories in this process, for tests and demos. What a save brings is copied
@@ -67,7 +67,7 @@ export class InMemoryStore implements SessionStore {
   /** Checks and copies a session save; the returned function applies it (and cannot fail). */
   private prepareSession(key: SessionKey, changes: SessionChanges): () => number {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const k = sessionKeyString(key);
     const c = deepFreeze(
       copyForSave(changes, () => `a session save of ${changes.appended.length} messages and ${Object.keys(changes.set).length} state keys`),

@@ -34,6 +34,7 @@ import {
   checkId,
   checkMemoryKey,
   checkOwner,
+  checkSessionChanges,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -173,6 +174,10 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
   // Each entry's tsvector also holds its memory's scope lexeme (see SCOPE_LEXEME), so a search
   // finds its memory's matches in the GIN index alone, with or without table statistics.
   `UPDATE $S.memory_entries SET words = words || array_to_tsvector(ARRAY[' ' || memory_pk]);`,
+  // User input and memory summaries as JSON text, like every other value: text refuses NUL and
+  // turns a lone surrogate into U+FFFD, which JSON escapes. Existing rows quoted.
+  `UPDATE $S.sessions SET user_input = to_json(user_input)::text WHERE user_input IS NOT NULL;
+   UPDATE $S.memories SET summary = to_json(summary)::text WHERE summary IS NOT NULL;`,
 ];
 
 /**
@@ -381,7 +386,7 @@ export class PostgresStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'postgres');
     return this.transaction(
       sessionSaveSize(c),
@@ -394,7 +399,7 @@ export class PostgresStore implements SessionStore {
   async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
     checkSessionKey(key);
     checkMemoryKey(memory.key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'postgres');
     const m = encodeMemoryChanges(memory.changes, 'postgres');
     const session = sessionSaveSize(c);

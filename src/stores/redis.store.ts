@@ -12,6 +12,7 @@ import {
   checkHistoryLimit,
   checkId,
   checkMemoryKey,
+  checkSessionChanges,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -111,10 +112,10 @@ local function saveSession(m, st, h, b)
   local seq = tonumber(redis.call('HGET', m, 'seq') or redis.call('LLEN', h))
   redis.call('HSET', m, 'seq', seq + nRep + nApp)
   local p = b + 15
+  -- Deletes first, then sets, as every store merges: a key both deleted and set is kept.
+  batch('HDEL', st, p + 2 * nSet, p + 2 * nSet + nDel - 1)
   for i = 0, nSet - 1 do redis.call('HSET', st, ARGV[p + 2 * i], ARGV[p + 2 * i + 1]) end
-  p = p + 2 * nSet
-  batch('HDEL', st, p, p + nDel - 1)
-  p = p + nDel
+  p = p + 2 * nSet + nDel
   if ARGV[b + 8] == '1' then redis.call('DEL', h) end
   batch('RPUSH', h, p, p + nRep + nApp - 1)
   p = p + nRep + nApp
@@ -329,7 +330,7 @@ export class RedisStore implements SessionStore {
       userId: meta.userId,
       state: stateFromEntries(pairs(reply[1])),
       history: reply[2],
-      userInput: meta.userInput === undefined ? null : (JSON.parse(meta.userInput) as string | null),
+      userInput: meta.userInput,
       pendingRun: meta.pendingRun,
       version: Number(meta.version ?? 0),
       // A session stored before generations and message counts has neither until its next save.
@@ -339,7 +340,7 @@ export class RedisStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'redis');
     const version = Number(
       await guard(
@@ -363,7 +364,7 @@ export class RedisStore implements SessionStore {
   async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
     checkSessionKey(key);
     checkMemoryKey(memory.key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'redis');
     const m = encodeMemoryChanges(memory.changes, 'redis');
     const keys = [...this.sessionKeys(key), ...this.memoryKeys(memory.key)];
@@ -492,7 +493,7 @@ export class RedisStore implements SessionStore {
     const meta = Object.fromEntries(pairs(reply[0])) as Partial<Record<string, string>>;
     const tail = toMemorySnapshot(key, {
       entries: reply[1],
-      summary: meta.summary === undefined ? null : (JSON.parse(meta.summary) as string | null),
+      summary: meta.summary,
       version: Number(meta.version ?? 0),
     });
     for (const e of tail.entries) deepFreeze(e);
@@ -536,7 +537,7 @@ function sessionArgs(changes: SessionChanges, c: EncodedSessionChanges, ttlMs: n
     c.userId !== undefined ? '1' : '0',
     c.userId ?? '',
     c.userInput !== undefined ? '1' : '0',
-    JSON.stringify(c.userInput ?? null),
+    c.userInput ?? 'null',
     c.pendingRun !== undefined ? '1' : '0',
     c.pendingRun ?? 'null',
     c.replaced ? '1' : '0',
@@ -556,7 +557,7 @@ function sessionRows(c: EncodedSessionChanges): string[] {
 
 /** A memory save's fixed arguments (see LUA_SAVE_MEMORY): a new generation id on every save, kept only by the one creating the memory. */
 function memoryArgs(c: EncodedMemoryChanges): string[] {
-  return [c.summary !== undefined ? '1' : '0', JSON.stringify(c.summary ?? null), randomUUID(), String(c.added.length)];
+  return [c.summary !== undefined ? '1' : '0', c.summary ?? 'null', randomUUID(), String(c.added.length)];
 }
 
 function deepFreeze<T>(value: T): T {

@@ -8,6 +8,7 @@ import {
 } from '../errors/errors';
 import { SessionForbiddenError } from '../agent/errors';
 import type { Message } from '../session/message';
+import { checkStateKey, keyProblem, MAX_KEY_BYTES } from '../session/stored-key';
 import type {
   MemoryChanges,
   MemoryEntry,
@@ -61,6 +62,7 @@ export interface SessionRow {
   history: readonly string[];
   /** The history already parsed (a store that parses it in chunks); `history` is then ignored. */
   messages?: Message[];
+  /** JSON text (a string), or null. */
   userInput: string | null | undefined;
   /** JSON text, or null. */
   pendingRun: string | null | undefined;
@@ -73,7 +75,7 @@ export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnap
     sessionId: key.sessionId,
     state: row.state,
     history: row.messages ?? row.history.map((m) => JSON.parse(m) as Message),
-    userInput: row.userInput ?? null,
+    userInput: row.userInput == null ? null : (JSON.parse(row.userInput) as string | null),
     pendingRun: row.pendingRun == null ? null : JSON.parse(row.pendingRun),
     version: Number(row.version),
   };
@@ -85,13 +87,14 @@ export function toSessionSnapshot(key: SessionKey, row: SessionRow): SessionSnap
 
 export function toMemorySnapshot(
   key: MemoryKey,
+  /** `summary`: JSON text (a string), or null. */
   row: { entries: readonly string[]; summary: string | null | undefined; version: number },
 ): MemorySnapshot {
   const snapshot: MemorySnapshot = {
     agentName: key.agentName,
     userId: key.userId,
     entries: row.entries.map((e) => JSON.parse(e) as MemoryEntry),
-    summary: row.summary ?? null,
+    summary: row.summary == null ? null : (JSON.parse(row.summary) as string | null),
     version: Number(row.version),
   };
   if (key.tenantId !== undefined) snapshot.tenantId = key.tenantId;
@@ -175,13 +178,18 @@ export function encodedSize(rows: Iterable<string>): { rows: number; chars: numb
   return { rows: n, chars };
 }
 
-/** A turn's changes as the text rows the stores write; serialized before any I/O starts. */
+/**
+ * A turn's changes as the text rows the stores write; serialized before any I/O starts. Every
+ * value is JSON text, user input too: JSON escapes NUL and lone surrogates, which stores holding
+ * raw UTF-8 text refuse (PostgreSQL) or turn into U+FFFD.
+ */
 export interface EncodedSessionChanges {
   userId: string | undefined;
   set: Array<[string, string]>;
   deleted: string[];
   replaced: string[] | undefined;
   appended: string[];
+  /** JSON text; null clears it. */
   userInput: string | null | undefined;
   pendingRun: string | null | undefined;
 }
@@ -207,20 +215,21 @@ function encodeSession(changes: SessionChanges): EncodedSessionChanges {
     deleted: [...changes.deleted],
     replaced: changes.replacedHistory?.map((m) => JSON.stringify(m)),
     appended: changes.appended.map((m) => JSON.stringify(m)),
-    userInput: changes.userInput,
+    userInput: jsonOrNull(changes.userInput),
     pendingRun: jsonOrNull(changes.pendingRun),
   };
 }
 
-/** A memory save's entries as the text rows the stores write. */
+/** A memory save's entries and summary as the JSON text rows the stores write (see EncodedSessionChanges). */
 export interface EncodedMemoryChanges {
   added: string[];
+  /** JSON text; null clears it. */
   summary: string | null | undefined;
 }
 
 export function encodeMemoryChanges(changes: MemoryChanges, store = 'memory'): EncodedMemoryChanges {
   try {
-    return { added: changes.added.map((e) => JSON.stringify(e)), summary: changes.summary };
+    return { added: changes.added.map((e) => JSON.stringify(e)), summary: jsonOrNull(changes.summary) };
   } catch (err) {
     if (err instanceof RangeError)
       throw new StoreLimitError(
@@ -237,22 +246,28 @@ export function describeSessionSave(c: EncodedSessionChanges): string {
   return describeSave('a session save', { messages: [...(c.replaced ?? []), ...c.appended], 'state values': c.set.map(([, v]) => v) });
 }
 
-/** The longest id (in UTF-8 bytes) every store keeps and indexes: PostgreSQL's btree entries cap at ~2.7 KB per key tuple. */
-export const MAX_ID_BYTES = 512;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** The longest id (in UTF-8 bytes) every store keeps and indexes (see MAX_KEY_BYTES). */
+export const MAX_ID_BYTES = MAX_KEY_BYTES;
 
 /**
- * Throws InvalidIdError for an id a store cannot keep exactly: PostgreSQL refuses NUL and turns lone
- * surrogates into U+FFFD (merging different ids), '' is the stores' "no tenant", and long ids break indexes.
+ * Throws InvalidIdError for an id a store cannot keep exactly (see keyProblem); '' is the stores'
+ * "no tenant", so an empty id is refused too.
  */
 export function checkId(field: string, value: unknown): void {
   if (typeof value !== 'string') throw new InvalidIdError(field, `expected a string, got ${value === null ? 'null' : typeof value}`);
   if (value.length === 0) throw new InvalidIdError(field, 'it is empty');
-  if (LONE_SURROGATE.test(value)) throw new InvalidIdError(field, 'it contains a lone UTF-16 surrogate');
-  if (value.includes('\u0000')) throw new InvalidIdError(field, 'it contains NUL');
-  if (value.length > MAX_ID_BYTES / 3 && Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES)
-    throw new InvalidIdError(field, `it is longer than ${MAX_ID_BYTES} UTF-8 bytes`);
+  const problem = keyProblem(value);
+  if (problem) throw new InvalidIdError(field, problem);
+}
+
+/**
+ * The keys a session save writes or deletes, checked before any I/O by every store: the owner it
+ * sets and each state key (set or deleted), so no store merges, refuses or mangles one of them.
+ */
+export function checkSessionChanges(changes: SessionChanges): void {
+  if (changes.userId !== undefined) checkId('userId', changes.userId);
+  for (const k of Object.keys(changes.set)) checkStateKey(k);
+  for (const k of changes.deleted) checkStateKey(k, true);
 }
 
 export function checkSessionKey(key: SessionKey): void {

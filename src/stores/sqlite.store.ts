@@ -31,6 +31,7 @@ import {
   checkId,
   checkMemoryKey,
   checkOwner,
+  checkSessionChanges,
   checkSessionKey,
   describeSave,
   describeSessionSave,
@@ -167,6 +168,10 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteConnection) => void)> = [
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)', 'pluck').all('sessions') as string[];
     if (!columns.includes('gen')) db.exec('ALTER TABLE sessions ADD COLUMN gen TEXT');
   },
+  // User input and memory summaries as JSON text, like every other value: raw text went through
+  // UTF-8, which turned a lone surrogate into U+FFFD. Existing rows quoted (json_quote keeps NUL as \u0000).
+  `UPDATE sessions SET user_input = json_quote(user_input) WHERE user_input IS NOT NULL;
+   UPDATE memories SET summary = json_quote(summary) WHERE summary IS NOT NULL;`,
 ];
 
 const SCOPE = 2n ** 32n;
@@ -251,7 +256,7 @@ export class SqliteStore implements SessionStore {
 
   async saveSession(key: SessionKey, changes: SessionChanges): Promise<number> {
     checkSessionKey(key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'sqlite');
     return guard(
       'sqlite',
@@ -264,7 +269,7 @@ export class SqliteStore implements SessionStore {
   async saveTurn(key: SessionKey, changes: SessionChanges, memory: { key: MemoryKey; changes: MemoryChanges }): Promise<number> {
     checkSessionKey(key);
     checkMemoryKey(memory.key);
-    if (changes.userId !== undefined) checkId('userId', changes.userId);
+    checkSessionChanges(changes);
     const c = encodeSessionChanges(changes, 'sqlite');
     const m = encodeMemoryChanges(memory.changes, 'sqlite');
     return guard(

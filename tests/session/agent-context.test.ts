@@ -1,4 +1,4 @@
-import { AgentContext, type Message, type SessionSnapshot } from 'toolwright';
+import { AgentContext, InvalidIdError, type Message, type SessionSnapshot } from 'toolwright';
 import { isEmptySessionChanges } from '../../src/session/snapshots';
 
 const user = (content: string): Message => ({ role: 'user', content });
@@ -91,6 +91,27 @@ describe('state', () => {
     expect(Object.getOwnPropertyNames(all)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(all)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a key no store keeps exactly (lone surrogate, NUL, over 512 UTF-8 bytes) with InvalidIdError, recording nothing', () => {
+    const context = new AgentContext({ sessionId: 's' });
+    context.setState('kept', 1);
+    for (const key of ['a\uD800', '\uDFFFb', 'a\u0000', 'x'.repeat(513), 'é'.repeat(257)]) {
+      expect(() => context.setState(key, 1)).toThrow(InvalidIdError);
+      expect(() => context.loadState({ fine: 1, [key]: 2 })).toThrow(expect.objectContaining({ code: 'INVALID_ID', field: 'state key' }));
+      expect(context.hasState('fine')).toBe(false);
+    }
+    // A delete names no index entry: any length (a key stored before the limit can still go), but never NUL or a lone surrogate.
+    expect(() => context.forgetState('x'.repeat(2_000))).not.toThrow();
+    expect(() => context.forgetState('a\uD800')).toThrow(InvalidIdError);
+    expect(() => context.forgetState('a\u0000')).toThrow(InvalidIdError);
+    // Well-formed pairs, U+FFFD itself, '' and exactly 512 bytes are ordinary keys.
+    for (const key of ['😀', '\uFFFD', '', 'x'.repeat(512), 'é'.repeat(256)]) context.setState(key, key.length);
+    expect(context.takeChanges()).toEqual({
+      set: { kept: 1, '😀': 2, '\uFFFD': 1, '': 0, ['x'.repeat(512)]: 512, ['é'.repeat(256)]: 256 },
+      deleted: ['x'.repeat(2_000)],
+      appended: [],
+    });
   });
 });
 

@@ -117,6 +117,39 @@ describe('PostgresStore', () => {
     }
   });
 
+  it('upgrades a database from before user input was JSON: user input and summaries stored as raw text read back the same, then as JSON', async () => {
+    const schema = 'tw_upgrade_text';
+    const first = new PostgresStore({ connectionString: server.connectionString, schema });
+    // Raw text that looks like JSON must stay text.
+    const raw = ['null', '"quoted"', '42', "é ✓ \\ '", ''];
+    for (const [i, text] of raw.entries()) {
+      await first.saveSession({ sessionId: `s${i}` }, { set: {}, deleted: [], appended: [], userInput: text });
+      await first.saveMemory({ agentName: 'a', userId: `u${i}` }, { added: [], summary: text });
+    }
+    await first.saveSession({ sessionId: 'none' }, { set: {}, deleted: [], appended: [], userInput: null });
+    await first.close();
+    // What the previous schema wrote: the text itself.
+    const pool = new Pool({ connectionString: server.connectionString });
+    for (const [i, text] of raw.entries()) {
+      await pool.query(`UPDATE ${schema}.sessions SET user_input = $1 WHERE session_id = $2`, [text, `s${i}`]);
+      await pool.query(`UPDATE ${schema}.memories SET summary = $1 WHERE user_id = $2`, [text, `u${i}`]);
+    }
+    await pool.query(`DELETE FROM ${schema}.schema_version WHERE version > $1`, [POSTGRES_SCHEMA_VERSION - 1]);
+    await pool.end();
+    const reopened = new PostgresStore({ connectionString: server.connectionString, schema });
+    try {
+      for (const [i, text] of raw.entries()) {
+        expect((await reopened.loadSession({ sessionId: `s${i}` }))!.userInput).toBe(text);
+        expect((await reopened.loadMemory({ agentName: 'a', userId: `u${i}` }))!.summary).toBe(text);
+      }
+      expect((await reopened.loadSession({ sessionId: 'none' }))!.userInput).toBeNull();
+      await reopened.saveSession({ sessionId: 's0' }, { set: {}, deleted: [], appended: [], userInput: 'a\u0000b \uD800' });
+      expect((await reopened.loadSession({ sessionId: 's0' }))!.userInput).toBe('a\u0000b \uD800');
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('upgrades a schema-2 database: history stored a row per message loads the same from chunks, and grows', async () => {
     const first = new PostgresStore({ connectionString: server.connectionString, schema: 'tw_upgrade_history' });
     const long = Array.from({ length: 600 }, (_, i) => ({

@@ -148,6 +148,36 @@ describe.each(SQLITE_DRIVERS_HERE)('on %s', (driver) => {
       await reopened.close();
     });
 
+    it('upgrades a database from before user input was JSON: user input and summaries stored as raw text read back the same, then as JSON', async () => {
+      const path = join(dir, 'v4.db');
+      const first = new SqliteStore({ driver, path });
+      // Raw text that looks like JSON must stay text; NUL was kept raw by SQLite.
+      const raw = ['null', '"quoted"', '42', 'é ✓ a\u0000b', ''];
+      for (const [i, text] of raw.entries()) {
+        await first.saveSession({ sessionId: `s${i}` }, { set: {}, deleted: [], appended: [], userInput: text });
+        await first.saveMemory({ agentName: 'a', userId: `u${i}` }, { added: [], summary: text });
+      }
+      await first.saveSession({ sessionId: 'none' }, { set: {}, deleted: [], appended: [], userInput: null });
+      await first.close();
+      // What the previous schema wrote: the text itself.
+      const db = openRaw(driver, path);
+      for (const [i, text] of raw.entries()) {
+        db.prepare('UPDATE sessions SET user_input = ? WHERE session_id = ?').run(text, `s${i}`);
+        db.prepare('UPDATE memories SET summary = ? WHERE user_id = ?').run(text, `u${i}`);
+      }
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SQLITE_SCHEMA_VERSION - 1));
+      db.close();
+      const reopened = new SqliteStore({ driver, path });
+      for (const [i, text] of raw.entries()) {
+        expect((await reopened.loadSession({ sessionId: `s${i}` }))!.userInput).toBe(text);
+        expect((await reopened.loadMemory({ agentName: 'a', userId: `u${i}` }))!.summary).toBe(text);
+      }
+      expect((await reopened.loadSession({ sessionId: 'none' }))!.userInput).toBeNull();
+      await reopened.saveSession({ sessionId: 's0' }, { set: {}, deleted: [], appended: [], userInput: 'lone \uD800' });
+      expect((await reopened.loadSession({ sessionId: 's0' }))!.userInput).toBe('lone \uD800');
+      await reopened.close();
+    });
+
     it('refuses a database written by a newer schema, with a typed error', async () => {
       const path = join(dir, 'future.db');
       const db = openRaw(driver, path);
