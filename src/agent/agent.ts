@@ -11,15 +11,7 @@ import { HookSet } from './hooks';
 import { RunEventStream, type RunEvents } from './event-stream';
 import type { AgentEvent } from './events';
 import type { Model, ModelRequest, ModelResponse, ModelUsage } from './model';
-import {
-  approverOf,
-  RunStore,
-  runResult,
-  type RunState,
-  type StoredConversation,
-  type StoredDecision,
-  type StoredRun,
-} from './run-state';
+import { approverOf, RunStore, runResult, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
 import { ToolRunner, uniqueCallIds } from './tool-runner';
 import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
 

@@ -189,8 +189,7 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
     try {
       return incoming.method === 'GET' && agent.loadConversation ? await restore(incoming) : await start(incoming);
     } catch (error) {
-      if (error instanceof ChatRequestError)
-        return refusal(error.status, error.code, error.message, extraHeaders(error.status));
+      if (error instanceof ChatRequestError) return refusal(error.status, error.code, error.message, extraHeaders(error.status));
       if (error instanceof ToolwrightError && error.code === 'RUN_PAUSED')
         // Read by the person at the page, who answers approvals there, not by a developer (see docs/ecosystem.md).
         return refusal(409, error.code, PAUSED_MESSAGE);
@@ -261,7 +260,13 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
       throw error;
     }
     const body = parseBody(raw);
-    const info: ChatRequestInfo = { headers: incoming.headers, body, method: 'POST', request: incoming.request, incoming: incoming.incoming };
+    const info: ChatRequestInfo = {
+      headers: incoming.headers,
+      body,
+      method: 'POST',
+      request: incoming.request,
+      incoming: incoming.incoming,
+    };
     const { userId, sessionId, tenantId } = await resolve(info);
 
     // The run stops when the client goes away (useChat's stop(), a closed tab).

@@ -161,7 +161,8 @@ function outcomeOf(part: UIToolPart, result: Extract<Message, { role: 'tool' }>)
     return { state: 'output-available', output: parsed.ok ? parsed.value : result.content };
   }
   const parsed = parseJson(result.content);
-  const error = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as { code?: unknown; message?: unknown }) : {};
+  const error =
+    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as { code?: unknown; message?: unknown }) : {};
   if (error.code === 'REJECTED' && 'input' in part) {
     const message = error.message;
     const reason = typeof message === 'string' && message.startsWith(REJECTED_PREFIX) ? message.slice(REJECTED_PREFIX.length) : undefined;
