@@ -81,6 +81,7 @@ export type {
   RepairedCall,
 } from './agent/types';
 export type { AgentEvent, AgentEventType } from './agent/events';
+export type { StoredConversation, StoredRun, RunLogEntry, StoredDecision } from './agent/run-state';
 export { ToolCatalog } from './agent/catalog';
 export type { CatalogOptions, CatalogSelection } from './agent/catalog';
 export {

@@ -16,7 +16,7 @@ import {
 class ArrayChatState implements ChatState<UIMessage> {
   status: ChatStatus = 'ready';
   error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
+  constructor(public messages: UIMessage[] = []) {}
   pushMessage = (message: UIMessage) => {
     this.messages = [...this.messages, message];
   };
@@ -36,6 +36,8 @@ export interface ChatClientOptions {
   headers?: Record<string, string>;
   body?: object;
   fetch?: typeof fetch;
+  /** The chat so far (a reloaded page: `restoreChat`), as `useChat({ messages })` takes it. */
+  messages?: UIMessage[];
 }
 
 /** A tool part waiting for the user's decision (AI SDK 6: state `approval-requested`). */
@@ -53,7 +55,7 @@ export class ChatClient extends AbstractChat<UIMessage> {
     super({
       id: options.id,
       transport: new DefaultChatTransport({ api, headers: options.headers, body: options.body, fetch: options.fetch }),
-      state: new ArrayChatState(),
+      state: new ArrayChatState(options.messages),
       // The AI SDK 6 approval flow: once every approval of the last step is answered, send again.
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
       onFinish: () => this.finished.splice(0).forEach((resolve) => resolve()),
@@ -88,4 +90,16 @@ export class ChatClient extends AbstractChat<UIMessage> {
     for (const part of pending) await this.addToolApprovalResponse({ id: part.approval.id, approved, reason });
     await continued;
   }
+}
+
+/**
+ * A reloaded page: the chat's messages from the endpoint (`GET ?id=`, with the same credentials
+ * as its POSTs), then a client that starts from them. In React: fetch them the same way and pass
+ * them to `useChat({ id, messages })`.
+ */
+export async function restoreChat(api: string, options: ChatClientOptions & { id: string }): Promise<ChatClient> {
+  const response = await (options.fetch ?? fetch)(`${api}?id=${encodeURIComponent(options.id)}`, { headers: options.headers });
+  if (!response.ok) throw new Error(await response.text());
+  const { messages } = (await response.json()) as { messages: UIMessage[] };
+  return new ChatClient(api, { ...options, messages });
 }

@@ -19,7 +19,16 @@ import { HookSet } from './hooks';
 import { RunEventStream, type RunEvents } from './event-stream';
 import type { AgentEvent } from './events';
 import type { Model, ModelRequest, ModelResponse, ModelUsage } from './model';
-import { alreadyDecided, approverOf, RunStore, runResult, type RunState, type StoredDecision, type StoredRun } from './run-state';
+import {
+  alreadyDecided,
+  approverOf,
+  RunStore,
+  runResult,
+  type RunState,
+  type StoredConversation,
+  type StoredDecision,
+  type StoredRun,
+} from './run-state';
 import { ToolRunner, uniqueCallIds } from './tool-runner';
 import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
 
@@ -215,6 +224,16 @@ export class Agent {
     return this.runs.pendingApprovals(options);
   }
 
+  /**
+   * What a session holds, for a front end that shows it again (`toolwright/ai-sdk-ui` restores a
+   * chat from it): the whole stored history, the paused run, the log of its last runs. Only the
+   * session's own user (or, for an anonymous session, an anonymous caller) may read it:
+   * SessionForbiddenError otherwise. A session that does not exist is empty.
+   */
+  loadConversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation> {
+    return this.runs.conversation(options);
+  }
+
   // --- the run -------------------------------------------------------------------------------
 
   private async drive(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
@@ -244,7 +263,7 @@ export class Agent {
           ? new RunAbortedError(state.key.sessionId, state.context.getConversationHistory(), state.signal.reason)
           : error;
       // Keep what happened (the history is complete: every call has its result); the failure wins over a save error.
-      await runs.save(state, state.hadPending ? null : undefined).catch(() => runs.release(state));
+      await runs.save(state, state.hadPending ? null : undefined, 'failed').catch(() => runs.release(state));
       if (hooks.observed) await hooks.emitEnd(state, 'failed', failure);
       throw failure;
     }
@@ -257,11 +276,11 @@ export class Agent {
         const lost = previous
           ? new RunClaimedError(state.key.sessionId, state.runId)
           : new RunPausedError(state.key.sessionId, await runs.pendingIds(state.key));
-        await runs.save(state, undefined).catch(() => undefined);
+        await runs.save(state, undefined, 'failed').catch(() => undefined);
         if (hooks.observed) await hooks.emitEnd(state, 'failed', lost);
         throw lost;
       }
-      await runs.save(state, written || pausing ? undefined : state.hadPending ? null : undefined);
+      await runs.save(state, written || pausing ? undefined : state.hadPending ? null : undefined, result.status);
     } catch (error) {
       if (error instanceof RunClaimedError || error instanceof RunPausedError) throw error;
       // The turn was not saved: take the new pause back (best effort) and give up the claim, so a retry can run.

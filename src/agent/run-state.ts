@@ -82,6 +82,39 @@ export interface RunState {
   memoryLoad?: Promise<void>;
   /** Where the run's events go when it is streamed (`agent.stream`); unset, a run builds none. */
   events?: RunEvents;
+  /** The session's run log as loaded (see RUN_LOG_KEY); this run's entry is added when it saves. */
+  runLog: readonly RunLogEntry[];
+}
+
+/**
+ * The session state key of the run log: the last runs of the session (id, how they ended, turns,
+ * usage), so a chat front end can restore its messages with the ids and metadata it streamed
+ * (`toolwright/ai-sdk-ui`). Kept beside the history by every save, hidden from tools.
+ */
+export const RUN_LOG_KEY = 'toolwright:runs';
+/** Runs the log keeps (older messages restore without their run's metadata). */
+export const RUN_LOG_SIZE = 32;
+
+/** One run in the session's run log. */
+export interface RunLogEntry {
+  runId: string;
+  /** A hash of the run's input: which stored user message the run answered. */
+  input: string;
+  status: RunResult['status'] | 'failed';
+  turns: number;
+  usage: ModelUsage;
+}
+
+/** What a session holds for a front end that restores it: the history, the paused run, the run log. */
+export interface StoredConversation {
+  history: Message[];
+  pendingRun?: StoredRun;
+  runLog: RunLogEntry[];
+}
+
+/** The run log's hash of an input (the stored user message's content). */
+export function inputHash(input: string): string {
+  return createHash('sha256').update(input).digest('base64url').slice(0, 16);
 }
 
 export const NO_APPROVALS: PendingApproval[] = [];
@@ -125,8 +158,9 @@ export class RunStore {
     if (owner !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
     // A session this run just created: its mark is read as a retry will read it (the claim made it).
     const marked = snapshot ?? (input === undefined ? undefined : await this.store.loadSession(key, { historyLimit: 0 }));
+    const runLog = snapshot ? readRunLog(snapshot) : [];
     const context = snapshot
-      ? AgentContext.fromSnapshot(historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot), options.userId)
+      ? AgentContext.fromSnapshot(withoutRunLog(historyLimit === undefined ? snapshot : withoutOrphanResults(snapshot)), options.userId)
       : new AgentContext({ sessionId: options.sessionId, userId: options.userId, tenantId: options.tenantId });
     // PHP-kit-style tools read the signed-in user from state; only the runner ever writes it.
     if (options.userId !== undefined && context.getState('user_id') !== options.userId) context.setState('user_id', options.userId);
@@ -162,6 +196,7 @@ export class RunStore {
       hadPending: pending !== undefined,
       callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
       callScope: resumed && pending ? (pending.callScope ?? pending.runId) : callScopeOf(marked, input ?? ''),
+      runLog,
     };
     return { state, pending };
   }
@@ -182,6 +217,18 @@ export class RunStore {
     if (snapshot && (snapshot.userId ?? null) !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
     const run = this.storedRun(snapshot);
     return run ? run.approvals.filter((a) => !Object.hasOwn(run.decisions ?? {}, a.toolCallId)) : [];
+  }
+
+  /** The whole stored conversation of a session its user may read (SessionForbiddenError otherwise; empty when missing). */
+  async conversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation> {
+    if (options.userId !== undefined) checkId('userId', options.userId);
+    const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId });
+    if (!snapshot) return { history: [], runLog: [] };
+    if ((snapshot.userId ?? null) !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    const pendingRun = this.storedRun(snapshot);
+    if (pendingRun?.userId !== undefined && options.userId !== undefined && pendingRun.userId !== options.userId)
+      throw new SessionForbiddenError(options.sessionId);
+    return { history: snapshot.history, pendingRun, runLog: [...readRunLog(snapshot)] };
   }
 
   async pendingIds(key: SessionKey): Promise<string[]> {
@@ -258,11 +305,13 @@ export class RunStore {
   }
 
   /**
-   * Saves the session's changes (and the paused run, or its removal) and the memory's, once and as
-   * one unit: a save that fails leaves the session where it was, so the caller's retry runs the turn again.
+   * Saves the session's changes (and the paused run, or its removal), the run's log entry and the
+   * memory's, once and as one unit: a save that fails leaves the session where it was, so the
+   * caller's retry runs the turn again.
    */
-  async save(state: RunState, pendingRun: StoredRun | null | undefined): Promise<void> {
+  async save(state: RunState, pendingRun: StoredRun | null | undefined, status: RunLogEntry['status']): Promise<void> {
     const changes = state.context.takeChanges();
+    changes.set[RUN_LOG_KEY] = logged(state, status);
     // The session is this run's user's (checked at load): if it was deleted and claimed by another since, nothing is written.
     changes.owner = state.userId ?? null;
     if (pendingRun !== undefined) changes.pendingRun = pendingRun;
@@ -337,6 +386,26 @@ function memoryScope(userId: string | undefined, sessionId: string): string {
 function callScopeOf(snapshot: SessionSnapshot | undefined, input: string): string {
   const mark = snapshot?.historyMark ?? `n${snapshot?.history.length ?? 0}`;
   return createHash('sha256').update(mark).update('\u0000').update(input).digest('base64url').slice(0, 22);
+}
+
+/** The run log with this run's entry last (a resumed run replaces its paused entry), at most RUN_LOG_SIZE. */
+function logged(state: RunState, status: RunLogEntry['status']): RunLogEntry[] {
+  const entry: RunLogEntry = { runId: state.runId, input: inputHash(state.input), status, turns: state.turns, usage: { ...state.usage } };
+  const log = state.runLog.filter((e) => e.runId !== state.runId);
+  log.push(entry);
+  return log.slice(-RUN_LOG_SIZE);
+}
+
+function readRunLog(snapshot: SessionSnapshot): readonly RunLogEntry[] {
+  const log = snapshot.state[RUN_LOG_KEY];
+  return Array.isArray(log) ? (log as RunLogEntry[]) : [];
+}
+
+/** Tools see the session's state without the run log (the runner's own record). */
+function withoutRunLog(snapshot: SessionSnapshot): SessionSnapshot {
+  if (!Object.hasOwn(snapshot.state, RUN_LOG_KEY)) return snapshot;
+  const { [RUN_LOG_KEY]: _log, ...state } = snapshot.state;
+  return { ...snapshot, state };
 }
 
 /** A history window may start with tool results whose assistant call was cut off; providers refuse those. */

@@ -1,11 +1,13 @@
 /**
  * The HTTP endpoint a `useChat` front end posts to (the AI SDK's `DefaultChatTransport`): reads
- * the request, runs (or resumes) the agent, answers with the run as a UI message stream.
+ * the request, runs (or resumes) the agent, answers with the run as a UI message stream; a GET
+ * with the chat id answers the stored chat as UI messages, for a page that was reloaded.
  * One core, two doors: fetch-style (`Request` → `Response`: Next.js, Hono, Bun, Deno) and node:http
  * (also Express, whose `req.body` is used when a JSON body parser ran first).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApprovalDecision, Approver, ResumeOptions, RunOptions, RunResult } from '../agent/agent';
+import type { StoredConversation } from '../agent/run-state';
 import type { AgentEvent } from '../agent/events';
 import { ToolwrightConfigError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import {
@@ -18,6 +20,7 @@ import {
 } from './ui-message-stream';
 import { BodyTooLarge, readBody } from './body';
 import { readableResponse, writeNodeResponse } from './response-stream';
+import { toUIMessages, type RestoredUIMessage } from './ui-messages';
 
 /** What the handler needs of an Agent: `stream`, and a streaming or plain resume for approvals. */
 export interface ChatAgent {
@@ -25,6 +28,8 @@ export interface ChatAgent {
   resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult>;
   /** When the agent has it, approvals stream too; otherwise `resume`'s result is sent when it is done. */
   streamResume?(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterable<AgentEvent>;
+  /** The stored chat, for `GET ?id=` (an Agent has it); without it the endpoint takes POST only. */
+  loadConversation?(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
 }
 
 /** A part of a UIMessage as the client sends it (only what the handler reads is typed). */
@@ -52,7 +57,10 @@ export interface ChatRequestBody {
 /** What the resolvers see of a request. */
 export interface ChatRequestInfo {
   headers: Headers;
+  /** A GET (restoring a chat) has no body: `{ id: <the ?id= chat id>, messages: [] }`. */
   body: ChatRequestBody;
+  /** 'POST' (a message or an approval) or 'GET' (restoring the chat's messages). */
+  method: 'POST' | 'GET';
   /** The fetch-style handler's request. */
   request?: Request;
   /** The node:http handler's request (an app's auth middleware may have put its user on it). */
@@ -136,7 +144,10 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   STORE_UNAVAILABLE: 503,
 };
 
-/** What one request gets: an error answer, or the stream. */
+/** What a client is told to wait before trying again while the store is down (Retry-After, seconds). */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** What one request gets: an error answer (or a restored chat), or the stream. */
 type Answer =
   | { status: number; headers: Record<string, string>; json: unknown }
   | { stream: AsyncGenerator<string>; abort: (reason?: unknown) => void };
@@ -144,6 +155,8 @@ type Answer =
 interface Incoming {
   method: string | undefined;
   headers: Headers;
+  /** The request's path and query (node) or whole URL (fetch). */
+  url: string;
   /** Reads the body, at most `limit` bytes (throws BodyTooLarge past it); an object when a framework parsed it already. */
   read(limit: number): Promise<string | object>;
   signal?: AbortSignal;
@@ -178,10 +191,14 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
 
   async function answer(incoming: Incoming): Promise<Answer> {
     try {
-      return await start(incoming);
+      return incoming.method === 'GET' && agent.loadConversation ? await restore(incoming) : await start(incoming);
     } catch (error) {
-      if (error instanceof ChatRequestError)
-        return refusal(error.status, error.code, error.message, error.status === 413 ? { connection: 'close' } : {});
+      if (error instanceof ChatRequestError) return refusal(error.status, error.code, error.message, extraHeaders(error.status));
+      if (error instanceof ToolwrightError && error.code === 'RUN_PAUSED')
+        // Read by the person at the page, who answers approvals there, not by a developer (see docs/ecosystem.md).
+        return refusal(409, error.code, PAUSED_MESSAGE);
+      if (error instanceof ToolwrightError && error.code === 'STORE_UNAVAILABLE')
+        return refusal(503, error.code, STORE_UNAVAILABLE_MESSAGE, { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
       if (error instanceof ToolwrightError && STATUS[error.code] !== undefined)
         return refusal(STATUS[error.code]!, error.code, error.message);
       report(error);
@@ -189,8 +206,52 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
     }
   }
 
+  /** GET ?id=<chat id>: the stored chat as UI messages, for the same user (and tenant) as its POSTs. */
+  function extraHeaders(status: number): Record<string, string> {
+    if (status === 413) return { connection: 'close' };
+    if (status === 405) return { allow: agent.loadConversation ? 'GET, POST' : 'POST' };
+    return {};
+  }
+
+  async function restore(incoming: Incoming): Promise<Answer> {
+    const chatId = new URL(incoming.url, 'http://chat.invalid').searchParams.get('id') ?? undefined;
+    const info: ChatRequestInfo = {
+      headers: incoming.headers,
+      body: { id: chatId, messages: [] },
+      method: 'GET',
+      request: incoming.request,
+      incoming: incoming.incoming,
+    };
+    const { userId, sessionId, tenantId } = await resolve(info);
+    const conversation = await agent.loadConversation!({ sessionId, userId, tenantId });
+    const messages: RestoredUIMessage[] = toUIMessages(conversation, sessionId);
+    // Another user's chat answers as POST does (403 SESSION_FORBIDDEN); an unknown one is empty.
+    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, json: { id: sessionId, messages } };
+  }
+
+  /** The user, session and tenant of a request, by the app's resolvers (the same for GET and POST). */
+  async function resolve(info: ChatRequestInfo): Promise<{ userId: string | undefined; sessionId: string; tenantId: string | undefined }> {
+    const userId = await options.userId(info);
+    const sessionId = options.sessionId ? await options.sessionId(info) : info.body.id;
+    if (typeof sessionId !== 'string' || sessionId === '')
+      throw new ChatRequestError(
+        400,
+        info.method === 'GET'
+          ? 'Name the chat to restore: GET ?id=<chat id> (or pass a sessionId resolver).'
+          : 'The body has no chat id ("id"): it names the session. useChat sends it; or pass a sessionId resolver.',
+      );
+    const tenantId = options.tenantId ? await options.tenantId(info) : undefined;
+    return { userId, sessionId, tenantId };
+  }
+
   async function start(incoming: Incoming): Promise<Answer> {
-    if (incoming.method !== 'POST') throw new ChatRequestError(405, 'Use POST: the chat endpoint takes the messages useChat sends.');
+    if (incoming.method !== 'POST')
+      throw new ChatRequestError(
+        405,
+        agent.loadConversation
+          ? 'Use POST to send the messages useChat sends, or GET ?id=<chat id> to restore a chat.'
+          : 'Use POST: the chat endpoint takes the messages useChat sends.',
+      );
     const type = incoming.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
     // Only application/json: a cross-site form (text/plain) cannot then start a run with the user's cookies.
     if (type !== 'application/json') throw new ChatRequestError(415, 'Send the messages as JSON (Content-Type: application/json).');
@@ -203,15 +264,14 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
       throw error;
     }
     const body = parseBody(raw);
-    const info: ChatRequestInfo = { headers: incoming.headers, body, request: incoming.request, incoming: incoming.incoming };
-    const userId = await options.userId(info);
-    const sessionId = options.sessionId ? await options.sessionId(info) : body.id;
-    if (typeof sessionId !== 'string' || sessionId === '')
-      throw new ChatRequestError(
-        400,
-        'The body has no chat id ("id"): it names the session. useChat sends it; or pass a sessionId resolver.',
-      );
-    const tenantId = options.tenantId ? await options.tenantId(info) : undefined;
+    const info: ChatRequestInfo = {
+      headers: incoming.headers,
+      body,
+      method: 'POST',
+      request: incoming.request,
+      incoming: incoming.incoming,
+    };
+    const { userId, sessionId, tenantId } = await resolve(info);
 
     // The run stops when the client goes away (useChat's stop(), a closed tab).
     const controller = new AbortController();
@@ -269,6 +329,7 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
     async fetch(request) {
       const result = await answer({
         method: request.method,
+        url: request.url,
         headers: request.headers,
         read: (limit) => readWebBody(request, limit),
         signal: request.signal,
@@ -287,6 +348,7 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
       });
       const result = await answer({
         method: req.method,
+        url: req.url ?? '/',
         headers: nodeHeaders(req),
         read: (limit) => readNodeBody(req, limit),
         signal: closed.signal,
@@ -310,12 +372,15 @@ export function createChatHandler(agent: ChatAgent, options: ChatHandlerOptions)
   };
 }
 
+/** The 409 a message gets while the chat waits for an approval: words for the person at the page. */
+export const PAUSED_MESSAGE =
+  'This chat is waiting for you to approve or deny an action. Answer that request first, then send your message again.';
+
+/** The 503 while the store is down: no backend's error text (hosts, ports) reaches the browser. */
+export const STORE_UNAVAILABLE_MESSAGE = "The chat's storage is unavailable right now; try again in a moment.";
+
 function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): Answer {
-  return {
-    status,
-    headers: { 'content-type': 'application/json', ...(status === 405 ? { allow: 'POST' } : {}), ...headers },
-    json: { error: { code, message } },
-  };
+  return { status, headers: { 'content-type': 'application/json', ...headers }, json: { error: { code, message } } };
 }
 
 function tooLarge(limit: number): ChatRequestError {

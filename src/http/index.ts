@@ -4,6 +4,8 @@
  */
 export { createChatHandler, ChatRequestError } from './chat-handler';
 export { ClientTooSlowError } from './client-too-slow.error';
+export { toUIMessages } from './ui-messages';
+export type { RestoredUIMessage, UIMessagePart, UITextPart, UIToolPart } from './ui-messages';
 export type {
   ChatAgent,
   ChatHandler,

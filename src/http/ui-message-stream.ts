@@ -57,7 +57,10 @@ export type UIMessageChunk =
   | { type: 'error'; errorText: string };
 
 export interface UIMessageStreamOptions {
-  /** The assistant message's id (`start.messageId`): give the client's own id to continue its message. */
+  /**
+   * The assistant message's id (`start.messageId`): give the client's own id to continue its
+   * message. Default: the run's id (from `run-start`), the id a restored chat gives the message.
+   */
   messageId?: string;
   /**
    * Tool calls the client already shows (a continued message): their results update those parts.
@@ -77,7 +80,8 @@ export interface UIMessageStreamOptions {
 export const approvalIdOf = (toolCallId: string): string => toolCallId;
 
 /**
- * AgentEvents → UI message chunks, in order: `start`, per model turn `start-step`, its text
+ * AgentEvents → UI message chunks, in order: `start` (its `messageId` the run's id, unless
+ * `options.messageId` continues a message), per model turn `start-step`, its text
  * (`text-start`/`text-delta`/`text-end`), each tool call's input, progress, output (or error, or
  * denial) and approval request, `finish-step`; last `finish` (`stop`, or `tool-calls` when the run
  * paused for approval). A failed run ends with `error` (no `finish`); calls it left without a result
@@ -95,8 +99,15 @@ export async function* toUIMessageStream(
   let text: string | undefined;
   let texts = 0;
 
-  yield options.messageId === undefined ? { type: 'start' } : { type: 'start', messageId: options.messageId };
+  let started = false;
 
+  /** `start`, once: the message's id is the client's (a continued message) or the run's, which a restored chat gives it again. */
+  function* begin(event?: AgentEvent): Generator<UIMessageChunk> {
+    if (started) return;
+    started = true;
+    const messageId = options.messageId ?? (event?.type === 'run-start' ? event.runId : undefined);
+    yield messageId === undefined ? { type: 'start' } : { type: 'start', messageId };
+  }
   function* closeText(): Generator<UIMessageChunk> {
     if (text !== undefined) yield { type: 'text-end', id: text };
     text = undefined;
@@ -117,6 +128,7 @@ export async function* toUIMessageStream(
 
   try {
     for await (const event of events) {
+      yield* begin(event);
       switch (event.type) {
         case 'run-start':
           break;
@@ -180,7 +192,9 @@ export async function* toUIMessageStream(
         }
       }
     }
+    yield* begin();
   } catch (error) {
+    yield* begin();
     yield* closeText();
     const errorText = (options.errorText ?? defaultErrorText)(error);
     // A call the failure interrupted would otherwise spin forever in the UI.

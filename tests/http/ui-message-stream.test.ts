@@ -212,7 +212,8 @@ describe('toUIMessageStream, read back by the AI SDK client', () => {
     const spec = fc.sample(runArb, { numRuns: 1, seed: 7 })[0];
     const chunks: AiChunk[] = [];
     for await (const chunk of toUIMessageStream(fromArray(eventsOf(spec)))) chunks.push(asAiChunk(chunk));
-    expect(chunks[0]).toEqual({ type: 'start' });
+    // The message is named after the run: a restored chat (toUIMessages) gives it the same id.
+    expect(chunks[0]).toEqual({ type: 'start', messageId: RUN });
     expect(chunks[chunks.length - 1]).toMatchObject({ type: 'finish', finishReason: spec.paused ? 'tool-calls' : 'stop' });
   });
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { ChatHandler } from '../../src/http';
 
 /** The sample's chat client (samples/chat-desk/chat-client.ts): one copy of what `useChat` does. */
-export { ChatClient as TestChat } from '../../samples/chat-desk/chat-client';
+export { ChatClient as TestChat, restoreChat } from '../../samples/chat-desk/chat-client';
 
 /** A real node:http server around a handler's node door. */
 export async function listen(handler: ChatHandler): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
