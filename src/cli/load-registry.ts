@@ -51,10 +51,12 @@ export async function loadRegistry(modulePath: string | undefined, cwd: string):
     }
   }
   if (!isRegistry(candidate)) {
-    // The loader adds `default` (the exports themselves) to a CommonJS module: not one of its own names.
+    // The loader adds `default` (the exports themselves) to a CommonJS module, and Node 24's
+    // `module.exports`: not names the module chose.
     const names = Object.keys(mod).filter(
       (k) =>
         k !== '__esModule' &&
+        k !== 'module.exports' &&
         !(
           k === 'default' &&
           isRecord(mod.default) &&

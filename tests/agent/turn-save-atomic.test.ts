@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { IsString } from 'class-validator';
 import { Pool } from 'pg';
 import Redis from 'ioredis';
@@ -24,6 +23,8 @@ import {
   type AgentMemory,
   type SessionStore,
 } from 'toolwright';
+import { defaultSqliteDriver } from '../../src/stores/sqlite/open-driver';
+import { openRaw } from '../support/sqlite-drivers';
 import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
 
 class NoteArgs {
@@ -78,13 +79,13 @@ const backends: Array<[string, () => Promise<Backend>]> = [
         store,
         poison: async () => {
           await store.loadSession({ sessionId: 'migrate' }); // the schema exists before the trigger is added
-          const db = new Database(path);
+          const db = openRaw(defaultSqliteDriver(), path); // the store's driver: one driver per file per process
           db.exec(`CREATE TRIGGER poison BEFORE INSERT ON memory_entries WHEN NEW.body LIKE '%poison%'
                    BEGIN SELECT RAISE(ABORT, 'poisoned entry'); END`);
           db.close();
         },
         heal: async () => {
-          const db = new Database(path);
+          const db = openRaw(defaultSqliteDriver(), path); // the store's driver: one driver per file per process
           db.exec('DROP TRIGGER poison');
           db.close();
         },

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import type { SqliteConnection } from '../../src/stores/sqlite/driver';
 import { connect as netConnect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -220,9 +221,9 @@ describe('MCP over HTTP: sessions are bounded and leave nothing behind', () => {
     expect(await store.loadMemory({ agentName: 'mcp', userId: `mcp-session:${sessionId}` })).toBeUndefined();
     if (store instanceof InMemoryStore) expect(residue(store)).toBe(0);
     else {
-      const db = (store as unknown as { db(): { prepare(sql: string): { pluck(): { get(): number } } } }).db();
+      const db = (store as unknown as { db(): SqliteConnection }).db();
       for (const table of ['sessions', 'session_state', 'session_messages', 'memories', 'memory_entries']) {
-        expect([table, db.prepare(`SELECT count(*) FROM ${table}`).pluck().get()]).toEqual([table, 0]);
+        expect([table, db.prepare(`SELECT count(*) FROM ${table}`, 'pluck').get()]).toEqual([table, 0]);
       }
     }
     await store.close();

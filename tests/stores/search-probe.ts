@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
+import { nodeSqlite } from '../../src/stores/sqlite/load-node-sqlite';
 
 /** What one search asked of its backend: the distinct terms it looked up and the operands of each query it sent. */
 export interface SearchWork {
@@ -14,16 +15,24 @@ export interface SearchWork {
  */
 export async function watchSearch(run: () => Promise<unknown>): Promise<SearchWork> {
   const work: SearchWork = { terms: 0, operands: [] };
-  const { statement, map } = prototypes();
-  const original = { get: statement.get, all: statement.all, atPrefix: map.atPrefix, query: Client.prototype.query as Method };
+  const { statements, map } = prototypes();
+  const original = { atPrefix: map.atPrefix, query: Client.prototype.query as Method };
   const spies = [
-    jest.spyOn(statement, 'get').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
-      if (this.source.includes('FROM memory_terms') && this.source.includes('LIMIT 1')) work.terms++;
-      return original.get.apply(this, args);
-    }),
-    jest.spyOn(statement, 'all').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
-      if (this.source.includes('MATCH')) work.operands.push(String(args[0]).split(' OR ').length);
-      return original.all.apply(this, args);
+    // Each SQLite driver's statements: better-sqlite3 names the SQL `source`, node:sqlite `sourceSQL`.
+    ...statements.flatMap((statement) => {
+      const get = statement.get;
+      const all = statement.all;
+      const sql = (s: { source?: string; sourceSQL?: string }) => s.source ?? s.sourceSQL ?? '';
+      return [
+        jest.spyOn(statement, 'get').mockImplementation(function (this: { source?: string; sourceSQL?: string }, ...args: unknown[]) {
+          if (sql(this).includes('FROM memory_terms') && sql(this).includes('LIMIT 1')) work.terms++;
+          return get.apply(this, args);
+        }),
+        jest.spyOn(statement, 'all').mockImplementation(function (this: { source?: string; sourceSQL?: string }, ...args: unknown[]) {
+          if (sql(this).includes('MATCH')) work.operands.push(String(args[0]).split(' OR ').length);
+          return all.apply(this, args);
+        }),
+      ];
     }),
     jest.spyOn(map, 'atPrefix').mockImplementation(function (this: unknown, ...args: unknown[]) {
       work.terms++;
@@ -46,11 +55,17 @@ export async function watchSearch(run: () => Promise<unknown>): Promise<SearchWo
 
 type Method = (...args: unknown[]) => unknown;
 
-function prototypes(): { statement: { get: Method; all: Method }; map: { atPrefix: Method } } {
+function prototypes(): { statements: Array<{ get: Method; all: Method }>; map: { atPrefix: Method } } {
   const db = new Database(':memory:');
-  const statement = Object.getPrototypeOf(db.prepare('SELECT 1')) as { get: Method; all: Method };
+  const statements = [Object.getPrototypeOf(db.prepare('SELECT 1')) as { get: Method; all: Method }];
   db.close();
+  const node = nodeSqlite();
+  if ('module' in node) {
+    const nodeDb = new node.module.DatabaseSync(':memory:');
+    statements.push(Object.getPrototypeOf(nodeDb.prepare('SELECT 1')) as { get: Method; all: Method });
+    nodeDb.close();
+  }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const SearchableMap = require('minisearch/SearchableMap') as { prototype: { atPrefix: Method } };
-  return { statement, map: SearchableMap.prototype };
+  return { statements, map: SearchableMap.prototype };
 }
