@@ -100,9 +100,11 @@ export {
 } from './agent/errors';
 
 // Side effects
-export { IdempotencyLedger, IdempotencyConflictError, payloadFingerprint } from './side-effects/idempotency';
+export { IdempotencyLedger, IdempotencyConflictError, IdempotencyInProgressError, payloadFingerprint } from './side-effects/idempotency';
+export { MemoryIdempotencyClaims } from './side-effects/claims';
 export { IdempotencyPayloadError } from './side-effects/canonical-json';
-export type { IdempotencyEntry, IdempotencyStorage, IdempotentOutcome } from './side-effects/idempotency';
+export type { IdempotencyEntry, IdempotencyLedgerOptions, IdempotencyStorage, IdempotentOutcome } from './side-effects/idempotency';
+export type { IdempotencyClaim, IdempotencyClaims } from './side-effects/claims';
 
 // Provider tool formats
 export { toOpenAITool, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, nullsToAbsent } from './schema/providers';

@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
-import { AgentContext, IdempotencyConflictError, Param, Tool, ToolInterface } from 'toolwright';
+import { AgentContext, IdempotencyConflictError, IdempotencyInProgressError, Param, Tool, ToolInterface } from 'toolwright';
 import { customerScope, OrderAccessService } from './order-access.service';
 import { LAST_ORDER_ID } from './order-lookup.tool';
 import { RefundRejected, RefundService } from './refund.service';
@@ -74,7 +74,9 @@ export class RefundProcessorTool implements ToolInterface<RefundInput> {
     } catch (error) {
       // Policy refusals go back to the model; anything else (an outage) goes to the runner's error boundary.
       if (error instanceof RefundRejected) return { status: 'error', message: error.message };
-      if (error instanceof IdempotencyConflictError) return { status: 'error', code: error.code, message: error.message };
+      // The key reused with other arguments, or the same refund still running elsewhere: the model is told, nothing was paid.
+      if (error instanceof IdempotencyConflictError || error instanceof IdempotencyInProgressError)
+        return { status: 'error', code: error.code, message: error.message };
       throw error;
     }
   }

@@ -41,7 +41,9 @@ export class RefundRejected extends Error {
 
 /**
  * Owns the refund policy: how much may be refunded and that a retry never pays out twice.
- * In memory here; a real one would use a transaction and a unique index on the key.
+ * In memory here; a real one would use a transaction and a unique index on the key, and a ledger
+ * on the store's claims (`new IdempotencyLedger<Refund>(store.idempotency('refunds'))`), so that
+ * processes sharing the store pay each key once.
  */
 @Service()
 export class RefundService {

@@ -244,6 +244,8 @@ export class Agent {
     let stored: StoredRun | undefined;
     // New decisions of a run still paused were written by compare-and-set: saving the run again could undo a concurrent one.
     let written = false;
+    // A resume holds its claim while it runs: renewed, so no other process takes the run over mid-way.
+    const keeping = runs.keepClaim(state);
     try {
       if (pending) {
         if (pending.approvals.some((a) => !Object.hasOwn(pending.decisions, a.toolCallId))) {
@@ -257,7 +259,9 @@ export class Agent {
       }
       if (!stored && !state.stopped) stored = await this.loop(state);
       result = runResult(state, stored);
+      await keeping.stop();
     } catch (error) {
+      await keeping.stop();
       const failure =
         state.signal?.aborted && !(error instanceof RunAbortedError)
           ? new RunAbortedError(state.key.sessionId, state.context.getConversationHistory(), state.signal.reason)

@@ -118,6 +118,7 @@ export function inputHash(input: string): string {
 }
 
 export const NO_APPROVALS: PendingApproval[] = [];
+const NOT_KEEPING = { stop: () => Promise.resolve() };
 
 /**
  * Run-state persistence: loads a session and its memory into a RunState, saves them once, and
@@ -316,6 +317,34 @@ export class RunStore {
     changes.owner = state.userId ?? null;
     if (pendingRun !== undefined) changes.pendingRun = pendingRun;
     await saveTurn(this.store, { key: state.key, changes, always: true }, { key: state.memoryKey, changes: state.memory.takeChanges() });
+  }
+
+  /**
+   * Renews a resume's claim (`claim.at`, by compare-and-set) every third of `resumeLeaseMs` until
+   * stopped, so a resume that runs longer than the lease is not taken over by another process
+   * while it is alive; a claim left by a process that died still lapses. `stop` waits for a renewal
+   * under way, so the run's last writes compare against the claim as stored.
+   */
+  keepClaim(state: RunState): { stop(): Promise<void> } {
+    if (!state.stored?.claim) return NOT_KEEPING;
+    let renewing: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const renew = async (): Promise<void> => {
+      const held = state.stored;
+      if (stopped || !held?.claim) return;
+      const next: StoredRun = { ...held, claim: { id: held.claim.id, at: Date.now() } };
+      // A store that is down: tried again next time; a claim taken over: every later try fails too.
+      if (await this.store.compareAndSetPendingRun(state.key, held, next).catch(() => false)) state.stored = next;
+    };
+    const timer = setInterval(() => (renewing = renewing.then(renew)), Math.max(1, this.options.resumeLeaseMs / 3));
+    timer.unref();
+    return {
+      stop: () => {
+        stopped = true;
+        clearInterval(timer);
+        return renewing;
+      },
+    };
   }
 
   /** Gives up this process's claim on a paused run whose resume could not be saved, so a retry can resume it. */

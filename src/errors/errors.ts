@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'MODEL_RETRY'
   | 'APPROVAL_REQUIRED'
   | 'IDEMPOTENCY_CONFLICT'
+  | 'IDEMPOTENCY_IN_PROGRESS'
   | 'INVALID_PAYLOAD'
   | 'MEMORY_NOT_LOADED'
   // Stores and models

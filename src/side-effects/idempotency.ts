@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import { ToolwrightError } from '../errors/errors';
+import { createHash, randomUUID } from 'node:crypto';
+import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
+import { GetSetIdempotencyClaims, isClaims, MemoryIdempotencyClaims, type IdempotencyClaims } from './claims';
 import { canonicalJson } from './canonical-json';
 
 /**
@@ -16,6 +17,23 @@ export class IdempotencyConflictError extends ToolwrightError {
   }
 }
 
+/**
+ * A call with this idempotency key is running now, in this process or another (its claim is held),
+ * and did not finish within the ledger's `waitMs`: nothing was done. Like a payment API's 409, the
+ * caller tries again shortly and then gets the first call's result.
+ */
+export class IdempotencyInProgressError extends ToolwrightError {
+  /** The HTTP status payment APIs (and the IETF Idempotency-Key draft) answer with. */
+  readonly status = 409;
+  constructor(readonly key: string) {
+    super(
+      'IDEMPOTENCY_IN_PROGRESS',
+      'A call with this idempotency key is still running; nothing was done. Try again shortly to get its result.',
+      { captureStack: false },
+    );
+  }
+}
+
 /** What is kept per key: the payload's fingerprint and the first result. */
 export interface IdempotencyEntry<T> {
   fingerprint: string;
@@ -23,8 +41,9 @@ export interface IdempotencyEntry<T> {
 }
 
 /**
- * Where entries live; a `Map` will do in one process. A shared one (a table with a unique key,
- * Redis `SET NX`) keeps replays safe across processes.
+ * A plain get/set storage (a `Map` will do): replays are safe in one process only, since two
+ * processes can both read "absent" before either writes. Across processes pass a store's claims
+ * (`store.idempotency(namespace)`, see IdempotencyClaims), which claim the key before acting.
  */
 export interface IdempotencyStorage<T> {
   get(key: string): IdempotencyEntry<T> | undefined | Promise<IdempotencyEntry<T> | undefined>;
@@ -37,20 +56,47 @@ export interface IdempotentOutcome<T> {
   replayed: boolean;
 }
 
+export interface IdempotencyLedgerOptions {
+  /**
+   * How long a claim holds while nobody renews it (ms). The holder renews it every third of this
+   * while its action runs, so it lapses only when the holder's process died. Default 30,000.
+   */
+  leaseMs?: number;
+  /** How long a second call with a running key waits for the first one's result before IdempotencyInProgressError (ms). Default 10,000. */
+  waitMs?: number;
+}
+
 /**
  * Runs a side effect at most once per idempotency key (`context.idempotencyKey`), and refuses the
- * key with a different payload (IdempotencyConflictError). Concurrent calls with one key share
- * one run. A payload JSON cannot carry is refused before anything runs (IdempotencyPayloadError).
+ * key with a different payload (IdempotencyConflictError). The key is claimed in the storage
+ * before the action runs: a concurrent call with the key, in this process or another sharing the
+ * storage, waits for the first one's result (IdempotencyInProgressError after `waitMs`). An action
+ * that throws gives its claim back, so a retry runs it. A payload JSON cannot carry is refused
+ * before anything runs (IdempotencyPayloadError).
  *
  * ```ts
- * const refunds = new IdempotencyLedger<Refund>();
+ * const refunds = new IdempotencyLedger<Refund>(store.idempotency('refunds'));
  * const { result, replayed } = await refunds.once(context.idempotencyKey, { orderId, amountCents }, () => pay(...));
  * ```
+ *
+ * A process killed after its action but before the result was recorded leaves a pending claim
+ * that lapses after `leaseMs`; the next call then runs the action again. Pass the key on to the
+ * service that acts (a payment provider's own idempotency key) to close that window too.
  */
 export class IdempotencyLedger<T> {
   private readonly running = new Map<string, { fingerprint: string; outcome: Promise<IdempotentOutcome<T>> }>();
+  private readonly claims: IdempotencyClaims<T>;
+  private readonly leaseMs: number;
+  private readonly waitMs: number;
 
-  constructor(private readonly storage: IdempotencyStorage<T> = new Map<string, IdempotencyEntry<T>>()) {}
+  constructor(
+    storage: IdempotencyStorage<T> | IdempotencyClaims<T> = new MemoryIdempotencyClaims<T>(),
+    options: IdempotencyLedgerOptions = {},
+  ) {
+    this.claims = isClaims(storage) ? storage : new GetSetIdempotencyClaims(storage);
+    this.leaseMs = positive('leaseMs', options.leaseMs ?? 30_000);
+    this.waitMs = positive('waitMs', options.waitMs ?? 10_000, true);
+  }
 
   /** `key` undefined (a call with no tool call id): the action simply runs. */
   async once(key: string | undefined, payload: unknown, action: () => T | Promise<T>): Promise<IdempotentOutcome<T>> {
@@ -61,17 +107,8 @@ export class IdempotencyLedger<T> {
       if (inFlight.fingerprint !== fingerprint) throw new IdempotencyConflictError(key);
       return { result: (await inFlight.outcome).result, replayed: true };
     }
-    // Registered before the first await, so a concurrent call with the same key joins this run.
-    const outcome = (async (): Promise<IdempotentOutcome<T>> => {
-      const earlier = await this.storage.get(key);
-      if (earlier) {
-        if (earlier.fingerprint !== fingerprint) throw new IdempotencyConflictError(key);
-        return { result: earlier.result, replayed: true };
-      }
-      const result = await action();
-      await this.storage.set(key, { fingerprint, result });
-      return { result, replayed: false };
-    })();
+    // Registered before the first await, so a concurrent call in this process joins this run.
+    const outcome = this.claimThenRun(key, fingerprint, action);
     this.running.set(key, { fingerprint, outcome });
     try {
       return await outcome;
@@ -79,6 +116,45 @@ export class IdempotencyLedger<T> {
       this.running.delete(key);
     }
   }
+
+  private async claimThenRun(key: string, fingerprint: string, action: () => T | Promise<T>): Promise<IdempotentOutcome<T>> {
+    const deadline = Date.now() + this.waitMs;
+    for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
+      const holder = randomUUID();
+      const found = await this.claims.claim(key, fingerprint, holder, this.leaseMs);
+      if (found.state === 'claimed') return { result: await this.run(key, holder, fingerprint, action), replayed: false };
+      const stored = found.state === 'done' ? found.entry.fingerprint : found.fingerprint;
+      if (stored !== fingerprint) throw new IdempotencyConflictError(key);
+      if (found.state === 'done') return { result: found.entry.result, replayed: true };
+      const left = deadline - Date.now();
+      if (left <= 0) throw new IdempotencyInProgressError(key);
+      await new Promise((wake) => setTimeout(wake, Math.min(pause, left)));
+    }
+  }
+
+  /** The action under this holder's claim, renewed while it runs; released if it throws. */
+  private async run(key: string, holder: string, fingerprint: string, action: () => T | Promise<T>): Promise<T> {
+    const renewal = setInterval(() => void this.claims.renew(key, holder, this.leaseMs).catch(() => undefined), this.leaseMs / 3);
+    renewal.unref();
+    let result: T;
+    try {
+      result = await action();
+    } catch (error) {
+      clearInterval(renewal);
+      await this.claims.release(key, holder).catch(() => undefined);
+      throw error;
+    }
+    clearInterval(renewal);
+    // The effect happened: a store that fails to record it fails this call (the claim lapses after leaseMs).
+    await this.claims.complete(key, holder, { fingerprint, result });
+    return result;
+  }
+}
+
+function positive(name: string, value: number, zero = false): number {
+  if (!Number.isFinite(value) || value < (zero ? 0 : 1))
+    throw new ToolwrightConfigError(`IdempotencyLedger ${name} must be a positive number of ms, got ${value}`);
+  return value;
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
 } from '../session/snapshots';
 import { CachedMemoryIndex, keptSnapshot, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
 import { StoreLimitError } from '../errors/errors';
+import { MemoryIdempotencyClaims, type IdempotencyClaims } from '../side-effects/claims';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { LocalChannels } from './notify';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
@@ -163,6 +164,16 @@ export class InMemoryStore implements SessionStore {
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const m = this.memories.get(memoryKeyString(key));
     return m ? this.index(m).search(query, limit) : [];
+  }
+
+  private readonly claims = new Map<string, MemoryIdempotencyClaims<unknown>>();
+
+  /** Idempotency claims in this process's memory (one set per namespace), as the other stores keep them in theirs. */
+  idempotency<T>(namespace = 'default'): IdempotencyClaims<T> {
+    checkId('namespace', namespace);
+    let claims = this.claims.get(namespace);
+    if (!claims) this.claims.set(namespace, (claims = new MemoryIdempotencyClaims((key) => checkId('idempotencyKey', key))));
+    return claims as IdempotencyClaims<T>;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
+import type { IdempotencyClaims } from '../side-effects/claims';
+import { PostgresIdempotencyClaims } from './claims/postgres-claims';
 import { memoryKeyString } from './apply-changes';
 import {
   CachedMemoryIndex,
@@ -178,6 +180,16 @@ const MIGRATIONS: ReadonlyArray<string | ((db: PoolClient, s: string) => Promise
   // turns a lone surrogate into U+FFFD, which JSON escapes. Existing rows quoted.
   `UPDATE $S.sessions SET user_input = to_json(user_input)::text WHERE user_input IS NOT NULL;
    UPDATE $S.memories SET summary = to_json(summary)::text WHERE summary IS NOT NULL;`,
+  // Idempotency claims (see PostgresIdempotencyClaims): a pending holder with its lease, then the result.
+  `CREATE TABLE IF NOT EXISTS $S.idempotency (
+     namespace text NOT NULL,
+     key text NOT NULL,
+     fingerprint text NOT NULL,
+     holder text,
+     lease_until timestamptz,
+     result text,
+     PRIMARY KEY (namespace, key)
+   );`,
 ];
 
 /**
@@ -755,6 +767,15 @@ export class PostgresStore implements SessionStore {
   /** pg_notify through the pool, LISTEN on one pooled client while anything is subscribed (see StoreChannels). */
   get channels(): StoreChannels {
     return (this.pubsub ??= new PgChannels(this.pool, this.s.slice(1, -1)));
+  }
+
+  /**
+   * Idempotency claims kept in this store's schema, for `new IdempotencyLedger(store.idempotency('refunds'))`:
+   * processes sharing the database run each key's side effect once.
+   */
+  idempotency<T>(namespace = 'default'): IdempotencyClaims<T> {
+    checkId('namespace', namespace);
+    return new PostgresIdempotencyClaims<T>((sql, params) => this.query(sql, params), this.s, namespace);
   }
 
   /** Ends the pool this store created; a pool passed in stays open (its owner ends it). */

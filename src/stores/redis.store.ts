@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { CachedMemoryIndex, growCachedEntries, keptSnapshot, type CachedEntries, type MemorySearchResult } from '../session/memory-search';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { SessionForbiddenError } from '../agent/errors';
+import type { IdempotencyClaims } from '../side-effects/claims';
+import { RedisIdempotencyClaims } from './claims/redis-claims';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { RedisChannels } from './notify';
@@ -517,6 +519,15 @@ export class RedisStore implements SessionStore {
   }
 
   /** Closes the connection this store created; a client passed in stays open (its owner closes it). */
+  /**
+   * Idempotency claims kept in this store's Redis, for `new IdempotencyLedger(store.idempotency('refunds'))`:
+   * processes sharing the server run each key's side effect once.
+   */
+  idempotency<T>(namespace = 'default'): IdempotencyClaims<T> {
+    checkId('namespace', namespace);
+    return new RedisIdempotencyClaims<T>(this.client, `${this.prefix}idempotency:{${namespace}}:`);
+  }
+
   async close(): Promise<void> {
     await this.pubsub?.close();
     // The app's client is the app's again: only this store's listener goes.

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
+import type { IdempotencyClaims } from '../side-effects/claims';
+import { SqliteIdempotencyClaims } from './claims/sqlite-claims';
 import {
   attachIndex,
   entryWords,
@@ -172,6 +174,16 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteConnection) => void)> = [
   // UTF-8, which turned a lone surrogate into U+FFFD. Existing rows quoted (json_quote keeps NUL as \u0000).
   `UPDATE sessions SET user_input = json_quote(user_input) WHERE user_input IS NOT NULL;
    UPDATE memories SET summary = json_quote(summary) WHERE summary IS NOT NULL;`,
+  // Idempotency claims (see SqliteIdempotencyClaims): a pending holder with its lease, then the result.
+  `CREATE TABLE IF NOT EXISTS idempotency (
+     namespace TEXT NOT NULL,
+     key TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     holder TEXT,
+     lease_until INTEGER,
+     result TEXT,
+     PRIMARY KEY (namespace, key)
+   );`,
 ];
 
 const SCOPE = 2n ** 32n;
@@ -494,6 +506,18 @@ export class SqliteStore implements SessionStore {
   /** Messages between the processes sharing the file, through a table of recent ones (see SqliteChannels). */
   get channels(): StoreChannels {
     return (this.pubsub ??= new SqliteChannels(() => this.db(), this.path !== ':memory:'));
+  }
+
+  /**
+   * Idempotency claims kept in this store's file, for `new IdempotencyLedger(store.idempotency('refunds'))`:
+   * processes sharing the file run each key's side effect once.
+   */
+  idempotency<T>(namespace = 'default'): IdempotencyClaims<T> {
+    checkId('namespace', namespace);
+    return new SqliteIdempotencyClaims<T>(
+      () => ({ sql: (text, mode) => this.sql(text, mode), immediate: (body) => this.db().transaction('immediate', body) }),
+      namespace,
+    );
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,6 @@
  * Two processes, one store (Redis, PostgreSQL, SQLite file): the claims that make a session have
  * one owner and a paused run one execution hold across processes, not only inside one.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +11,7 @@ import { ScriptedModel } from '../../src/agent/models/scripted.model';
 import type { Message } from '../../src/session/message';
 import { MarkTool, openStore, type AgentWorkerArgs } from '../support/agent-worker';
 import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { runWorkers } from '../support/workers';
 
 const ROOT = resolve(__dirname, '../..');
 const WORKER = join(ROOT, 'tests/support/agent-worker.ts');
@@ -24,38 +24,16 @@ interface WorkerReport {
   ran: string[];
 }
 
-/** Starts the workers, releases them together once all are loaded, and collects what each printed. */
-async function runWorkers(all: AgentWorkerArgs[]): Promise<WorkerReport[]> {
-  let ready = 0;
-  const children = all.map((args) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER, JSON.stringify(args)], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const finished = new Promise<WorkerReport>((done, fail) => {
-      child.on('error', fail);
-      child.on('exit', (code) => {
-        if (code !== 0 || !out.includes('done')) return fail(new Error(`worker ${args.worker} exited ${code}:\n${out}\n${err}`));
-        const lines = out.split('\n');
-        const outcomes = new Map<string, string>();
-        for (const line of lines.filter((l) => l.startsWith('{'))) {
-          const { session, outcome } = JSON.parse(line) as { session: string; outcome: string };
-          outcomes.set(session, outcome);
-        }
-        done({ outcomes, log: err, ran: lines.filter((l) => l.startsWith('ran ')).map((l) => l.split(' ')[1]) });
-      });
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.stdout.on('data', (d) => {
-      const before = out.includes('ready');
-      out += d;
-      if (!before && out.includes('ready') && ++ready === all.length) for (const c of children) c.stdin.end('go\n');
-    });
-    return { stdin: child.stdin, finished };
+/** The workers' outcomes per session and the sessions whose side effect each ran. */
+async function runAgentWorkers(all: AgentWorkerArgs[]): Promise<WorkerReport[]> {
+  return (await runWorkers(WORKER, all)).map(({ lines, log }) => {
+    const outcomes = new Map<string, string>();
+    for (const line of lines.filter((l) => l.startsWith('{'))) {
+      const { session, outcome } = JSON.parse(line) as { session: string; outcome: string };
+      outcomes.set(session, outcome);
+    }
+    return { outcomes, log, ran: lines.filter((l) => l.startsWith('ran ')).map((l) => l.split(' ')[1]) };
   });
-  return Promise.all(children.map((c) => c.finished));
 }
 
 let redis: RedisServer;
@@ -78,7 +56,7 @@ describe.each([
 ] as Array<[AgentWorkerArgs['kind'], () => string]>)('%s shared by two processes', (kind, target) => {
   it('gives each new session opened by two users at once exactly one owner; the other user runs nothing', async () => {
     const sessions = Array.from({ length: SESSIONS }, () => `open-${randomUUID()}`);
-    const reports = await runWorkers(
+    const reports = await runAgentWorkers(
       ['alice', 'bob'].map((userId) => ({ kind, target: target(), sessions, mode: 'open' as const, userId, worker: userId })),
     );
     const store = openStore(kind, target());
@@ -108,7 +86,7 @@ describe.each([
         const paused = await new Agent({ name: 'mp', model, tools: [MarkTool], store }).run('mark it', { sessionId, userId: 'owner' });
         expect(paused.status).toBe('paused');
       }
-      const reports = await runWorkers(
+      const reports = await runAgentWorkers(
         ['A', 'B'].map((worker) => ({ kind, target: target(), sessions, mode: 'approve' as const, userId: 'owner', worker })),
       );
       for (const sessionId of sessions) {
