@@ -97,6 +97,7 @@ export {
   SessionForbiddenError,
   ModelCallFailedError,
   RunClaimedError,
+  StepClaimedError,
 } from './agent/errors';
 
 // Side effects

@@ -1,6 +1,7 @@
 import { ModelError, ToolwrightConfigError } from '../errors/errors';
 import { Cancellation, onAbort } from '../registry/cancellation';
 import { ToolRegistry } from '../registry/tool-registry';
+import { InMemoryStore } from '../stores/in-memory.store';
 import { SqliteStore } from '../stores/sqlite.store';
 import type { ToolCall } from '../session/message';
 import type { SessionStore } from '../stores/store';
@@ -29,6 +30,7 @@ import {
   type StoredDecision,
   type StoredRun,
 } from './run-state';
+import { fromJournal, StepJournal, STEPS_NAMESPACE } from './step-journal';
 import { ToolRunner, uniqueCallIds } from './tool-runner';
 import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
 
@@ -52,6 +54,8 @@ export class Agent {
   private readonly runs: RunStore;
   private readonly tools: ToolRunner;
   private readonly tracing: AgentOptions['tracing'];
+  /** Durable steps (see StepJournal); unset for a store that keeps nothing past the process. */
+  private readonly steps?: StepJournal;
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -72,6 +76,14 @@ export class Agent {
       memoryAtStart: options.loadMemory ?? (typeof options.instructions === 'function' && options.instructions.length >= 2),
       resumeLeaseMs: options.resumeLeaseMs ?? 10 * 60_000,
     });
+    const claims = (this.store as Partial<Pick<SqliteStore, 'idempotency'>>).idempotency;
+    if ((options.durableSteps ?? !(this.store instanceof InMemoryStore)) && claims !== undefined) {
+      this.steps = new StepJournal(
+        claims.call(this.store, STEPS_NAMESPACE),
+        this.name,
+        positiveInt('stepLeaseMs', options.stepLeaseMs ?? 30_000),
+      );
+    }
     this.tools = new ToolRunner(
       this.registry,
       this.hooks,
@@ -82,6 +94,7 @@ export class Agent {
         retryBudgets: options.retryBudgets,
         errorPolicy: options.errorPolicy ?? 'throw',
         repairToolCall: options.repairToolCall,
+        steps: this.steps,
       },
       (state) => this.runs.loadMemory(state),
     );
@@ -262,12 +275,22 @@ export class Agent {
       await keeping.stop();
     } catch (error) {
       await keeping.stop();
+      if (fromJournal(error)) {
+        // Another live process runs this run, or the store failed under a step: nothing is saved here; its records stay.
+        await runs.release(state);
+        if (hooks.observed) await hooks.emitEnd(state, 'failed', error);
+        throw error;
+      }
       const failure =
         state.signal?.aborted && !(error instanceof RunAbortedError)
           ? new RunAbortedError(state.key.sessionId, state.context.getConversationHistory(), state.signal.reason)
           : error;
       // Keep what happened (the history is complete: every call has its result); the failure wins over a save error.
-      await runs.save(state, state.hadPending ? null : undefined, 'failed').catch(() => runs.release(state));
+      const saved = await runs.save(state, state.hadPending ? null : undefined, 'failed').then(
+        () => true,
+        () => runs.release(state).then(() => false),
+      );
+      if (saved) await this.steps?.forget(state);
       if (hooks.observed) await hooks.emitEnd(state, 'failed', failure);
       throw failure;
     }
@@ -285,6 +308,8 @@ export class Agent {
         throw lost;
       }
       await runs.save(state, written || pausing ? undefined : state.hadPending ? null : undefined, result.status);
+      // The run's end is saved: its step records are done with (a paused run keeps them in its stored run).
+      if (stored === undefined) await this.steps?.forget(state);
     } catch (error) {
       if (error instanceof RunClaimedError || error instanceof RunPausedError) throw error;
       // The turn was not saved: take the new pause back (best effort) and give up the claim, so a retry can run.
@@ -309,17 +334,10 @@ export class Agent {
         throw new MaxTurnsExceededError(this.maxTurns, state.key.sessionId, context.getConversationHistory());
       const selected = this.select(state);
       const selection = selected instanceof Promise ? await selected : selected;
-      let response: ModelResponse;
-      try {
-        const request = modelRequest(state, selection);
-        const streams = state.events !== undefined && this.model.stream !== undefined;
-        response = await this.traceTurn(state, request, () => (streams ? this.streamTurn(state, request) : this.model.generate(request)));
-        // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
-        if (state.events && !streams && response.content)
-          state.events.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
-      } catch (error) {
-        throw new ModelCallFailedError(this.model.name, state.key.sessionId, context.getConversationHistory(), error);
-      }
+      // A durable run asks the model once per turn: a turn recorded by an attempt that died is replayed.
+      const response = this.steps
+        ? await this.steps.step(state, `m${state.turns + 1}`, () => this.ask(state, selection))
+        : await this.ask(state, selection);
       state.turns++;
       if (response.usage) {
         state.usage.inputTokens += response.usage.inputTokens;
@@ -345,6 +363,23 @@ export class Agent {
       context.addMessage(assistant);
       await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
       if (state.stopped) return undefined;
+    }
+  }
+
+  /** One model turn (generated or streamed); a failure is the run's ModelCallFailedError. */
+  private async ask(state: RunState, selection: CatalogSelection): Promise<ModelResponse> {
+    try {
+      const request = modelRequest(state, selection);
+      const streams = state.events !== undefined && this.model.stream !== undefined;
+      const response = await this.traceTurn(state, request, () =>
+        streams ? this.streamTurn(state, request) : this.model.generate(request),
+      );
+      // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
+      if (state.events && !streams && response.content)
+        state.events.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
+      return response;
+    } catch (error) {
+      throw new ModelCallFailedError(this.model.name, state.key.sessionId, state.context.getConversationHistory(), error);
     }
   }
 

@@ -166,11 +166,25 @@ export class RunClaimedError extends ToolwrightError {
   constructor(
     readonly sessionId: string,
     readonly runId: string,
+    message = `The paused run "${runId}" of session "${sessionId}" was decided or resumed by someone else at the same time. ` +
+      'Check pendingApprovals() and decide what is still pending.',
   ) {
+    super('RUN_CLAIMED', message);
+  }
+}
+
+/**
+ * A step of this run (a model turn or a tool call, see `durableSteps`) is being run by another live
+ * process: the same run, retried while the first attempt still runs. Nothing was saved; try again
+ * once it finished (its turn is then in the session) or, if it died, after `stepLeaseMs`.
+ */
+export class StepClaimedError extends RunClaimedError {
+  constructor(sessionId: string, runId: string) {
     super(
-      'RUN_CLAIMED',
-      `The paused run "${runId}" of session "${sessionId}" was decided or resumed by someone else at the same time. ` +
-        'Check pendingApprovals() and decide what is still pending.',
+      sessionId,
+      runId,
+      `This run of session "${sessionId}" is running in another process right now (one of its steps is claimed there); nothing was done. ` +
+        'Try again shortly.',
     );
   }
 }

@@ -42,6 +42,8 @@ export interface StoredRun {
   claim?: { id: string; at: number };
   /** What the run's idempotency keys derive from (see RunState.callScope); a run paused before it existed uses its runId. */
   callScope?: string;
+  /** The run's step records so far (see StepJournal), forgotten by whichever process saves the run's end. */
+  steps?: string[];
 }
 
 export type StoredDecision = ApprovalDecision & { approver?: Approver; decidedAt?: number };
@@ -84,6 +86,9 @@ export interface RunState {
   events?: RunEvents;
   /** The session's run log as loaded (see RUN_LOG_KEY); this run's entry is added when it saves. */
   runLog: readonly RunLogEntry[];
+  /** The keys of the run's step records (see StepJournal); `stepBase` their common prefix, made on first use. */
+  steps: string[];
+  stepBase?: string;
 }
 
 /**
@@ -198,6 +203,7 @@ export class RunStore {
       callIds: new Set(resumed && pending ? [...pending.records.map((r) => r.id), ...pending.assistant.toolCalls.map((c) => c.id)] : []),
       callScope: resumed && pending ? (pending.callScope ?? pending.runId) : callScopeOf(marked, input ?? ''),
       runLog,
+      steps: resumed && pending ? [...(pending.steps ?? [])] : [],
     };
     return { state, pending };
   }
@@ -302,6 +308,7 @@ export class RunStore {
       usage: state.usage,
       failures: state.failures,
       callScope: state.callScope,
+      ...(state.steps.length ? { steps: [...state.steps] } : {}),
     };
   }
 

@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import { Cancellation, RUN_CANCELLATION } from '../registry/cancellation';
-import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
+import type { CallOptions, RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import type { ToolProgress } from '../session/agent-context';
 import type { ToolCall } from '../session/message';
 import type { CatalogSelection } from './catalog';
 import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbortedError, ToolCallFailedError } from './errors';
 import type { RunEvents } from './event-stream';
 import type { HookSet } from './hooks';
+import { fromJournal, type StepJournal } from './step-journal';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
 
@@ -28,6 +29,8 @@ interface ToolPlan {
 }
 
 type RunnerOptions = Pick<AgentOptions, 'toolTimeoutMs' | 'retryBudgets' | 'repairToolCall'> & {
+  /** The run's step journal: each call's result recorded, a recorded one replayed (see StepJournal). */
+  steps?: StepJournal;
   maxConcurrency: number;
   retryBudget: number;
   errorPolicy: ErrorPolicy;
@@ -215,7 +218,7 @@ export class ToolRunner {
       }
       const plan = this.plans.get(call.name);
       if (!state.memory.loaded && plan?.tool.memory) await this.loadMemory(state);
-      let result = await this.registry.call(call.name, args, state.context, state.memory, {
+      const options: CallOptions = {
         approved: decision?.approve === true,
         toolCallId: call.id,
         // The logical call (what a retry of the run shares, model turn, place in the response): the same for
@@ -225,13 +228,22 @@ export class ToolRunner {
         [RUN_CANCELLATION]: state.signal instanceof Cancellation ? state.signal : undefined,
         timeoutMs: plan?.timeoutMs,
         onProgress: state.events && progressTo(state.events, state.runId, call),
-      });
+      };
+      const steps = this.options.steps;
+      const finalArgs = args;
+      let result = steps
+        ? await steps.step(state, `t${state.turns}:${index}`, () =>
+            this.registry.call(call.name, finalArgs, state.context, state.memory, options),
+          )
+        : await this.registry.call(call.name, args, state.context, state.memory, options);
       for (const hook of this.hooks.after) {
         const replaced = await hook({ ...this.hooks.event(state, call, args, approval), result, durationMs: performance.now() - started });
         if (typeof replaced === 'string') result = replaced;
       }
       return outcome('ok', result);
     } catch (error) {
+      // The journal's store failed, or another process runs this call: the run stops (nothing is saved).
+      if (fromJournal(error)) throw error;
       // A hook that throws is an unexpected failure like a tool that throws.
       return outcome('error', undefined, error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error));
     }

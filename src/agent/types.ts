@@ -60,6 +60,16 @@ export interface AgentOptions {
    * died mid-resume). Default 10 minutes.
    */
   resumeLeaseMs?: number;
+  /**
+   * Durable steps: every model turn and tool call is claimed in the store before it runs and its
+   * outcome recorded when it returns, so a run whose process was killed mid-way, retried with the
+   * same input on the same session (or resumed elsewhere), replays the finished steps — no second
+   * model call, no second execution — and goes on from the first unfinished one. Default: on for
+   * every store that keeps data past the process (SQLite, Redis, PostgreSQL); off for InMemoryStore.
+   */
+  durableSteps?: boolean;
+  /** How long a step's claim holds once its process stopped renewing it (died), before a retry may run the step again. Default 30 s. */
+  stepLeaseMs?: number;
   /** Where failures of observer hooks (onRunStart, onRunEnd, onToolError, repairToolCall) go. Default: `process.emitWarning`. */
   onHookError?: (error: unknown, hook: string) => void;
   /**

@@ -21,6 +21,37 @@ export interface IdempotencyClaims<T> {
   complete(key: string, holder: string, entry: IdempotencyEntry<T>): Promise<boolean>;
   /** Drops the holder's pending marker (the action failed), so a retry runs it. */
   release(key: string, holder: string): Promise<void>;
+  /** Removes the keys, done or pending (a finished run's step records). */
+  forget?(keys: readonly string[]): Promise<void>;
+}
+
+/**
+ * Runs `action` under the holder's claim: renewed every third of `leaseMs` while it runs, given back
+ * if it throws (so a retry runs it), its result recorded when it returns. The one place both the
+ * idempotency ledger and the agent's step journal act under a claim.
+ */
+export async function whileClaimed<T>(
+  claims: IdempotencyClaims<T>,
+  key: string,
+  holder: string,
+  fingerprint: string,
+  leaseMs: number,
+  action: () => T | Promise<T>,
+): Promise<T> {
+  const renewal = setInterval(() => void claims.renew(key, holder, leaseMs).catch(() => undefined), leaseMs / 3);
+  renewal.unref();
+  let result: T;
+  try {
+    result = await action();
+  } catch (error) {
+    clearInterval(renewal);
+    await claims.release(key, holder).catch(() => undefined);
+    throw error;
+  }
+  clearInterval(renewal);
+  // The effect happened: a store that fails to record it fails this call (the claim lapses after leaseMs).
+  await claims.complete(key, holder, { fingerprint, result });
+  return result;
 }
 
 export function isClaims<T>(storage: IdempotencyStorage<T> | IdempotencyClaims<T>): storage is IdempotencyClaims<T> {
@@ -59,6 +90,10 @@ export class MemoryIdempotencyClaims<T> implements IdempotencyClaims<T> {
 
   async release(key: string, holder: string): Promise<void> {
     if (this.held(key, holder)) this.slots.delete(key);
+  }
+
+  async forget(keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.slots.delete(key);
   }
 
   private held(key: string, holder: string): { holder: string; until: number } | undefined {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
-import { GetSetIdempotencyClaims, isClaims, MemoryIdempotencyClaims, type IdempotencyClaims } from './claims';
+import { GetSetIdempotencyClaims, isClaims, MemoryIdempotencyClaims, whileClaimed, type IdempotencyClaims } from './claims';
 import { canonicalJson } from './canonical-json';
 
 /**
@@ -122,7 +122,8 @@ export class IdempotencyLedger<T> {
     for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
       const holder = randomUUID();
       const found = await this.claims.claim(key, fingerprint, holder, this.leaseMs);
-      if (found.state === 'claimed') return { result: await this.run(key, holder, fingerprint, action), replayed: false };
+      if (found.state === 'claimed')
+        return { result: await whileClaimed(this.claims, key, holder, fingerprint, this.leaseMs, action), replayed: false };
       const stored = found.state === 'done' ? found.entry.fingerprint : found.fingerprint;
       if (stored !== fingerprint) throw new IdempotencyConflictError(key);
       if (found.state === 'done') return { result: found.entry.result, replayed: true };
@@ -130,24 +131,6 @@ export class IdempotencyLedger<T> {
       if (left <= 0) throw new IdempotencyInProgressError(key);
       await new Promise((wake) => setTimeout(wake, Math.min(pause, left)));
     }
-  }
-
-  /** The action under this holder's claim, renewed while it runs; released if it throws. */
-  private async run(key: string, holder: string, fingerprint: string, action: () => T | Promise<T>): Promise<T> {
-    const renewal = setInterval(() => void this.claims.renew(key, holder, this.leaseMs).catch(() => undefined), this.leaseMs / 3);
-    renewal.unref();
-    let result: T;
-    try {
-      result = await action();
-    } catch (error) {
-      clearInterval(renewal);
-      await this.claims.release(key, holder).catch(() => undefined);
-      throw error;
-    }
-    clearInterval(renewal);
-    // The effect happened: a store that fails to record it fails this call (the claim lapses after leaseMs).
-    await this.claims.complete(key, holder, { fingerprint, result });
-    return result;
   }
 }
 

@@ -97,35 +97,52 @@ describe.each([
   });
   afterEach(() => real.close());
 
-  it.each([
-    ['a new session', []],
-    ['a session with earlier turns, loaded through a history window', ['hello', 'how are you']],
-  ])('refunds once in %s: the retry gets the key of the first attempt', async (_case, earlier) => {
-    const { store, failNext } = failingSaves(real);
-    const payments = new Payments();
-    const tools = [refundTool(payments)];
-    const who = { sessionId: 'retry-1', userId: 'u-1' };
-    for (const text of earlier) {
-      await new Agent({ name: 'desk', model: new ScriptedModel([{ text: 'Hi.' }]), tools, store, historyLimit: 2 }).run(text, who);
-    }
-
-    failNext();
-    const failed = await new Agent({ name: 'desk', model: refundScript('A-1', 500), tools, store, historyLimit: 2 })
-      .run('refund A-1', who)
-      .catch((e: unknown) => e);
-    expect(failed).toBeInstanceOf(StoreUnavailableError);
-    expect(payments.paid).toHaveLength(1);
-
-    const retried = await new Agent({ name: 'desk', model: refundScript('A-1', 500), tools, store, historyLimit: 2 }).run(
-      'refund A-1',
-      who,
+  const durable = _kind !== 'in-memory';
+  const rows: Array<[string, string[], boolean]> = [
+    ['a new session', [], false],
+    ['a session with earlier turns, loaded through a history window', ['hello', 'how are you'], false],
+  ];
+  if (durable)
+    rows.push(
+      ['a new session', [], true],
+      ['a session with earlier turns, loaded through a history window', ['hello', 'how are you'], true],
     );
-    expect(retried.status).toBe('completed');
-    expect(JSON.parse(retried.toolCalls[0].result)).toEqual({ refund: 1, replayed: true });
-    expect(payments.paid).toEqual([{ order: 'A-1', cents: 500 }]);
-    expect(payments.keys).toHaveLength(2);
-    expect(payments.keys[1]).toBe(payments.keys[0]);
-  });
+  it.each(rows)(
+    'refunds once in %s (durable steps: %s): the retry gets the key, or the recorded result, of the first attempt',
+    async (_case, earlier, durableSteps) => {
+      const { store, failNext } = failingSaves(real);
+      const payments = new Payments();
+      const tools = [refundTool(payments)];
+      const who = { sessionId: 'retry-1', userId: 'u-1' };
+      const agent = (model: ScriptedModel) => new Agent({ name: 'desk', model, tools, store, historyLimit: 2, durableSteps });
+      for (const text of earlier) await agent(new ScriptedModel([{ text: 'Hi.' }])).run(text, who);
+
+      failNext();
+      const failed = await agent(refundScript('A-1', 500))
+        .run('refund A-1', who)
+        .catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(StoreUnavailableError);
+      expect(payments.paid).toHaveLength(1);
+
+      const model = refundScript('A-1', 500);
+      const retried = await agent(model).run('refund A-1', who);
+      expect(retried.status).toBe('completed');
+      expect(retried.output).toBe('Refunded.');
+      expect(payments.paid).toEqual([{ order: 'A-1', cents: 500 }]);
+      if (durableSteps) {
+        // Every step of the first attempt was recorded: the retry replays them, asking the model nothing and running no tool.
+        expect(JSON.parse(retried.toolCalls[0].result)).toEqual({ refund: 1, replayed: false });
+        expect(model.requests).toHaveLength(0);
+        expect(payments.keys).toHaveLength(1);
+      } else {
+        expect(JSON.parse(retried.toolCalls[0].result)).toEqual({ refund: 1, replayed: true });
+        expect(payments.keys).toHaveLength(2);
+        expect(payments.keys[1]).toBe(payments.keys[0]);
+      }
+      const saved = (await real.loadSession({ sessionId: 'retry-1' }))!;
+      expect(saved.history.slice(-4).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    },
+  );
 
   it('gives every call its own key when the provider reuses call ids across model turns and runs', async () => {
     const payments = new Payments();

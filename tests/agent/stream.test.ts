@@ -295,7 +295,7 @@ describe('agent.stream: leaving early cancels the run', () => {
     ['sqlite', () => new SqliteStore({ path: path.join(dir, `${Math.random().toString(36).slice(2)}.db`) })],
   ];
 
-  describe.each(stores)('on %s', (_name, makeStore) => {
+  describe.each(stores)('on %s', (name, makeStore) => {
     it('break while a tool runs: the tool sees the signal, the run stops, the session is well-formed and usable', async () => {
       const store = makeStore();
       waited.length = 0;
@@ -317,10 +317,14 @@ describe('agent.stream: leaving early cancels the run', () => {
         if (event.type === 'tool-call' && event.toolCallId === 'l1') break;
       }
       expect(seen).toEqual(['run-start', 'text-delta', 'tool-call', 'tool-call']);
-      // The loop is left only once the run has stopped: the tool already saw its signal fire.
-      expect(waited).toHaveLength(1);
-      expect(waited[0].aborted).toBe(true);
-      expect((waited[0].reason as Error).name).toBe('AbortError');
+      // The loop is left only once the run has stopped: the tool already saw its signal fire. With durable
+      // steps (SQLite) the call is claimed in the store first, so the cancel may come before it started: then it never runs.
+      if (name === 'in-memory') expect(waited).toHaveLength(1);
+      else expect(waited.length).toBeLessThanOrEqual(1);
+      for (const seenSignal of waited) {
+        expect(seenSignal.aborted).toBe(true);
+        expect((seenSignal.reason as Error).name).toBe('AbortError');
+      }
       expect(model.requests).toHaveLength(1); // the model was not asked again
 
       const session = await store.loadSession({ sessionId: 's-1' });

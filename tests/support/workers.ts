@@ -40,3 +40,22 @@ export function runWorkers(worker: string, all: ReadonlyArray<{ worker: string }
   });
   return Promise.all(children.map((c) => c.finished));
 }
+
+/** One worker run to its end (or its death): how it exited and what it printed. */
+export function runOnce(
+  worker: string,
+  args: object,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', worker, JSON.stringify(args)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', fail);
+    child.on('exit', (code, signal) => done({ code, signal, out, err }));
+  });
+}

@@ -56,6 +56,11 @@ export class PostgresIdempotencyClaims<T> implements IdempotencyClaims<T> {
     return rowCount === 1;
   }
 
+  async forget(keys: readonly string[]): Promise<void> {
+    if (keys.length > 0)
+      await this.query(`DELETE FROM ${this.s}.idempotency WHERE namespace = $1 AND key = ANY($2::text[])`, [this.namespace, [...keys]]);
+  }
+
   async release(key: string, holder: string): Promise<void> {
     await this.query(`DELETE FROM ${this.s}.idempotency WHERE namespace = $1 AND key = $2 AND holder = $3 AND result IS NULL`, [
       this.namespace,

@@ -28,6 +28,7 @@ interface ClaimsClient {
   toolwrightRenewKey(key: string, holder: string, leaseMs: number): Promise<number>;
   toolwrightCompleteKey(key: string, holder: string, result: string): Promise<number>;
   toolwrightReleaseKey(key: string, holder: string): Promise<number>;
+  del(...keys: string[]): Promise<number>;
 }
 
 /** Idempotency claims in the store's Redis, under `<keyPrefix>idempotency:<namespace>:<key>`. */
@@ -61,6 +62,12 @@ export class RedisIdempotencyClaims<T> implements IdempotencyClaims<T> {
   complete(key: string, holder: string, entry: IdempotencyEntry<T>): Promise<boolean> {
     const result = JSON.stringify(entry.result ?? null);
     return guard('redis', async () => (await this.client.toolwrightCompleteKey(this.prefix + key, holder, result)) === 1);
+  }
+
+  forget(keys: readonly string[]): Promise<void> {
+    return guard('redis', async () => {
+      if (keys.length > 0) await this.client.del(...keys.map((key) => this.prefix + key));
+    });
   }
 
   release(key: string, holder: string): Promise<void> {

@@ -66,6 +66,14 @@ export class SqliteIdempotencyClaims<T> implements IdempotencyClaims<T> {
     });
   }
 
+  forget(keys: readonly string[]): Promise<void> {
+    return guard('sqlite', () => {
+      const db = this.db();
+      const statement = db.sql('DELETE FROM idempotency WHERE namespace = ? AND key = ?');
+      db.immediate(() => keys.forEach((key) => statement.run(this.namespace, key)));
+    });
+  }
+
   release(key: string, holder: string): Promise<void> {
     return guard('sqlite', () => {
       this.db()
