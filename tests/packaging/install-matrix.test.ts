@@ -48,6 +48,40 @@ function envFor(node: string): NodeJS.ProcessEnv {
   return { ...env, ...headers, PATH: `${dirname(node)}:${env.PATH ?? ''}` };
 }
 
+/**
+ * Every integration's types beside toolwright's, strict and without skipLibCheck: the declarations
+ * type-check against this row's versions (ai 7 also with its own `toolApproval` option).
+ */
+const TYPES = (aiMajor: number) => `import { generateText, streamText, type ToolSet } from 'ai';
+import { ${aiMajor >= 7 ? 'MockLanguageModelV4 as MockModel' : 'MockLanguageModelV3 as MockModel'} } from 'ai/test';
+import { Agent, type FunctionTool } from '@openai/agents-core';
+import { DynamicStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { toAiSdkTools, toAiSdkToolApproval } from 'toolwright/adapters/ai-sdk';
+import { toOpenAIAgentsTools } from 'toolwright/adapters/openai-agents';
+import { toLangChainTools } from 'toolwright/adapters/langchain';
+import { createMcpServer } from 'toolwright/mcp';
+import { createChatHandler, type ChatHandler } from 'toolwright/ai-sdk-ui';
+import { Agent as ToolwrightAgent, InMemoryStore, ScriptedModel } from 'toolwright';
+import { build, session, LookupOrderTool } from './tools.js';
+
+export async function typed(): Promise<unknown[]> {
+  const { registry } = build();
+  const s = session('types');
+  const tools: ToolSet = toAiSdkTools(registry, { session: s, tools: ['lookup_order'] });
+  const model = new MockModel();
+  await generateText({ model, tools, prompt: 'x'${aiMajor >= 7 ? ', toolApproval: toAiSdkToolApproval(registry, { session: s })' : ''} });
+  streamText({ model, tools, prompt: 'x' });
+  void toAiSdkToolApproval;
+  const agentTools: FunctionTool[] = toOpenAIAgentsTools(registry, { session: s });
+  const lc: StructuredToolInterface[] = toLangChainTools(registry, { session: s });
+  const server: Server = createMcpServer(registry, { sessionId: 'types' });
+  const agent = new ToolwrightAgent({ name: 'desk', model: new ScriptedModel(() => ({ text: 'ok' })), tools: [LookupOrderTool], store: new InMemoryStore() });
+  const chat: ChatHandler = createChatHandler(agent, { userId: () => 'u-1' });
+  return [new Agent({ name: 'a', tools: agentTools }), lc[0] instanceof DynamicStructuredTool, server, chat];
+}
+`;
+
 interface Summary {
   node: string;
   versions: Record<string, string>;
@@ -59,6 +93,7 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
   let node: string;
   let install: { status: number | null; output: string; seconds: number };
   let summary: Summary | undefined;
+  let typeDiagnostics: string | undefined;
 
   beforeAll(() => {
     node = nodeFor(row);
@@ -66,7 +101,14 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     mkdirSync(dir, { recursive: true });
     const dependencies = { ...row.dependencies, toolwright: `file:${packed.tarball}`, ...COMPANIONS };
     // better-sqlite3 builds or picks its native addon in an install script (npm's allowScripts).
-    const manifest = { name: `matrix-${row.name}`, private: true, type: 'module', dependencies, allowScripts: { 'better-sqlite3': true } };
+    const manifest = {
+      name: `matrix-${row.name}`,
+      private: true,
+      type: 'module',
+      dependencies,
+      devDependencies: row.devDependencies,
+      allowScripts: { 'better-sqlite3': true },
+    };
     writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
     for (const file of ['tools.ts', 'drive.mjs']) copyFileSync(join(MATRIX, file), join(dir, file));
     writeFileSync(
@@ -85,6 +127,16 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
         include: ['tools.ts'],
       }),
     );
+    writeFileSync(join(dir, 'types.ts'), TYPES(semver.major(row.dependencies.ai)));
+    // The integrations' own declarations want Node's types and the DOM's fetch types (HeadersInit, RequestCredentials).
+    writeFileSync(
+      join(dir, 'tsconfig.types.json'),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { types: ['node'], lib: ['ESNext', 'DOM'], noEmit: true },
+        include: ['tools.ts', 'types.ts'],
+      }),
+    );
     const started = Date.now();
     const result = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--cache', CACHE], {
       cwd: dir,
@@ -96,6 +148,7 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     if (install.status !== 0) return;
     const diagnostics = tsc(dir);
     if (diagnostics !== '') throw new Error(`tools.ts does not compile in the ${row.name} app:\n${diagnostics}`);
+    typeDiagnostics = tsc(dir, 'tsconfig.types.json');
     const run = spawnSync(node, ['drive.mjs'], {
       cwd: dir,
       env: { ...envFor(node), OPENAI_AGENTS_DISABLE_TRACING: '1' },
@@ -134,7 +187,11 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     console.log(`install matrix ${row.name}: npm install ${install.seconds.toFixed(1)}s on Node ${summary!.node}`);
   });
 
-  it('AI SDK: generateText and streamText with the major’s own mock model; invalid arguments; approval by the major’s own name', () => {
+  it("type-checks (strict, no skipLibCheck) toolwright's declarations beside this row's integrations", () => {
+    expect(typeDiagnostics).toBe('');
+  });
+
+  it('AI SDK: generateText and streamText with the major’s own mock model; invalid arguments; approval (generateText and streamText) by the major’s own name', () => {
     const ai = section('aiSdk');
     const aiMajor = semver.major(row.dependencies.ai);
     expect(ai.mock).toBe(aiMajor >= 7 ? 'MockLanguageModelV4' : 'MockLanguageModelV3');
@@ -147,6 +204,11 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     expect(ai.approval.needsApproval.asked).toMatchObject({ toolApproval: 0 });
     expect(ai.approval.needsApproval.asked.needsApproval).toBeGreaterThan(0);
     expect(ai.approval.denied).toMatchObject({ ranBeforeApproval: 0, ran: [], seen: 'execution-denied', text: 'not refunded' });
+    // streamText: the same flow, paused and resumed on streams, asked by the major's own name.
+    const gate = aiMajor >= 7 ? 'toolApproval' : 'needsApproval';
+    expect(ai.approval.streamed).toMatchObject(approved);
+    expect(ai.approval.streamed.asked[gate]).toBeGreaterThan(0);
+    expect(ai.approval.streamed.asked[gate === 'toolApproval' ? 'needsApproval' : 'toolApproval']).toBe(0);
     if (aiMajor >= 7) {
       // ai 7's name: `generateText({ toolApproval: toAiSdkToolApproval(...) })`, asked instead of the tool's needsApproval.
       expect(ai.approval.toolApproval).toMatchObject(approved);

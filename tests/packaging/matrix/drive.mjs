@@ -134,7 +134,41 @@ async function aiSdk() {
    * One approval round in the AI SDK's own flow: the run stops with a tool-approval-request, the
    * app answers with a tool-approval-response, the next call runs the tool and the model sees it.
    */
-  const approvalRound = async (approvalOptions, approved) => {
+  /** A generate result as the parts doStream sends (for streamText). */
+  const asStream = (result) => {
+    const parts = [{ type: 'stream-start', warnings: [] }];
+    for (const c of result.content) {
+      if (c.type === 'text')
+        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: c.text }, { type: 'text-end', id: 't' });
+      else parts.push(c);
+    }
+    parts.push({ type: 'finish', finishReason: result.finishReason, usage: result.usage });
+    return {
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  };
+  /** generateText or streamText over the same scripted results; what the approval flow needs of either. */
+  const runText = async (mode, results, options) => {
+    if (mode === 'generate') {
+      const model = new Mock({ doGenerate: results });
+      const r = await ai.generateText({ model, ...options });
+      return { content: r.content, messages: r.response.messages, text: r.text, calls: model.doGenerateCalls };
+    }
+    const model = new Mock({ doStream: results.map(asStream) });
+    const r = ai.streamText({ model, ...options });
+    return { content: await r.content, messages: (await r.response).messages, text: await r.text, calls: model.doStreamCalls };
+  };
+
+  /**
+   * One approval round in the AI SDK's own flow: the run stops with a tool-approval-request, the
+   * app answers with a tool-approval-response, the next call runs the tool and the model sees it.
+   */
+  const approvalRound = async (approvalOptions, approved, mode = 'generate') => {
     const { registry, ledger } = build();
     const s = session('ai-approval');
     const tools = toAiSdkTools(registry, { session: s });
@@ -148,22 +182,24 @@ async function aiSdk() {
       const decide = entries.process_refund;
       extra = { toolApproval: { ...entries, process_refund: (...args) => (asked.toolApproval++, decide(...args)) } };
     }
-    const first = new Mock({ doGenerate: [call('process_refund', { order_id: 'A-1', amount_cents: 500 }), text('never')] });
     const prompt = [{ role: 'user', content: 'refund A-1' }];
-    const paused = await ai.generateText({ model: first, tools, messages: prompt, stopWhen: ai.stepCountIs(3), ...extra });
+    const options = { tools, stopWhen: ai.stepCountIs(3), ...extra };
+    const paused = await runText(mode, [call('process_refund', { order_id: 'A-1', amount_cents: 500 }), text('never')], {
+      ...options,
+      messages: prompt,
+    });
     const request = paused.content.find((p) => p.type === 'tool-approval-request');
     const before = [...ledger.refunds];
-    const second = new Mock({ doGenerate: [text(approved ? 'refunded' : 'not refunded')] });
     const messages = [
       ...prompt,
-      ...paused.response.messages,
+      ...paused.messages,
       {
         role: 'tool',
         content: [{ type: 'tool-approval-response', approvalId: request?.approvalId, approved, reason: approved ? undefined : 'no' }],
       },
     ];
-    const resumed = await ai.generateText({ model: second, tools, messages, stopWhen: ai.stepCountIs(3), ...extra });
-    const output = seen(second.doGenerateCalls);
+    const resumed = await runText(mode, [text(approved ? 'refunded' : 'not refunded')], { ...options, messages });
+    const output = seen(resumed.calls);
     return {
       asked,
       requested: request?.toolCall?.toolName,
@@ -174,7 +210,11 @@ async function aiSdk() {
     };
   };
   // ai 6 reads the tool's own `needsApproval`; ai 7 names it `toolApproval` (per call) and still reads the older name.
-  out.approval = { needsApproval: await approvalRound('needsApproval', true), denied: await approvalRound('needsApproval', false) };
+  out.approval = {
+    needsApproval: await approvalRound('needsApproval', true),
+    denied: await approvalRound('needsApproval', false),
+    streamed: await approvalRound(aiMajor >= 7 ? 'toolApproval' : 'needsApproval', true, 'stream'),
+  };
   if (aiMajor >= 7) out.approval.toolApproval = await approvalRound('toolApproval', true);
   return out;
 }

@@ -8,6 +8,8 @@ export interface MatrixRow {
   /** The lowest Node major the row's packages declare (`engines`); below it the row runs on Node 24 (.ci/node24.sh). */
   minNode: number;
   dependencies: Record<string, string>;
+  /** What a TypeScript app adds to type-check against these versions (the app compiles with the repo's tsc). */
+  devDependencies: Record<string, string>;
 }
 
 /** What every app of the README installs beside toolwright. */
@@ -37,6 +39,8 @@ export const ROWS: MatrixRow[] = [
       'better-sqlite3': '12.0.0',
       zod: '4.1.8',
     },
+    // ai 6's declarations import json-schema's types, so its TypeScript users install @types/json-schema.
+    devDependencies: { '@types/node': '20.19.43', '@types/json-schema': '7.0.15' },
   },
   {
     name: 'newest',
@@ -56,5 +60,6 @@ export const ROWS: MatrixRow[] = [
       'better-sqlite3': '13.2.0',
       zod: '4.6.7',
     },
+    devDependencies: { '@types/node': '24.19.4' },
   },
 ];
