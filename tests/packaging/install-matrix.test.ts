@@ -191,13 +191,15 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     expect(typeDiagnostics).toBe('');
   });
 
-  it('AI SDK: generateText and streamText with the major’s own mock model; invalid arguments; approval (generateText and streamText) by the major’s own name', () => {
+  it('AI SDK: generateText and streamText with the major’s own mock model; invalid arguments; per-call context and approval (generateText and streamText) by the major’s own names', () => {
     const ai = section('aiSdk');
     const aiMajor = semver.major(row.dependencies.ai);
     expect(ai.mock).toBe(aiMajor >= 7 ? 'MockLanguageModelV4' : 'MockLanguageModelV3');
     expect(ai.valid).toEqual({ text: 'done', seen: LOOKUP('ai-1'), steps: 2 });
     expect(ai.stream).toEqual({ text: 'streamed', seen: { ...LOOKUP('ai-3'), order_id: 'S-1' } });
     expect(ai.invalid).toBe('INVALID_ARGUMENTS');
+    // The session resolver reads the per-call context by the major's name for it.
+    expect(ai.context).toEqual({ option: aiMajor >= 7 ? 'toolsContext' : 'experimental_context', seen: LOOKUP('ai-ctx') });
     const approved = { requested: 'process_refund', ranBeforeApproval: 0, ran: ['A-1:500'], seen: REFUNDED, text: 'refunded' };
     // The tool's own `needsApproval`: what ai 6 reads, and ai 7 still does when no `toolApproval` is given.
     expect(ai.approval.needsApproval).toMatchObject(approved);

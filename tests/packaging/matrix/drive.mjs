@@ -95,6 +95,18 @@ async function aiSdk() {
     out.invalid = body(seen(model.doGenerateCalls))?.code;
   }
   {
+    // The per-call session, passed by the major's own name: ai 6 `experimental_context`, ai 7 `toolsContext` (per tool).
+    const { registry } = build();
+    const model = new Mock({ doGenerate: [call('lookup_order', { order_id: 'A-1' }), text('done')] });
+    const tools = toAiSdkTools(registry, {
+      session: (runtime) => session((aiMajor >= 7 ? runtime.context : runtime.experimental_context).sessionId),
+    });
+    const perCall =
+      aiMajor >= 7 ? { toolsContext: { lookup_order: { sessionId: 'ai-ctx' } } } : { experimental_context: { sessionId: 'ai-ctx' } };
+    await ai.generateText({ model, tools, prompt: 'x', stopWhen: ai.stepCountIs(3), ...perCall });
+    out.context = { option: Object.keys(perCall)[0], seen: body(seen(model.doGenerateCalls)) };
+  }
+  {
     // streamText: the same call, the model streaming its parts.
     const { registry } = build();
     const stream = (parts) => ({
