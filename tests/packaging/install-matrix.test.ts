@@ -221,7 +221,7 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     }
   });
 
-  it('OpenAI Agents SDK: Runner.run and run() with a fake Model; invalid arguments; approval through interruptions', () => {
+  it('OpenAI Agents SDK: Runner.run (the session from the run context) and run() with a fake Model; invalid arguments; approval through interruptions', () => {
     const agents = section('agents');
     expect(agents.valid).toEqual({ final: 'done', seen: LOOKUP('oa-1') });
     expect(agents.invalid).toBe('INVALID_ARGUMENTS');
@@ -234,7 +234,7 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     });
   });
 
-  it("LangChain: @langchain/core's tool-calling loop (and createAgent where `langchain` is installed) with a fake chat model; approval through the app's approver", () => {
+  it("LangChain: @langchain/core's tool-calling loop (and createAgent where `langchain` is installed) with a fake chat model, the session from the RunnableConfig; approval through the app's approver", () => {
     const lc = section('langchain');
     const loops = row.dependencies.langchain ? ['core', 'createAgent'] : ['core'];
     expect(Object.keys(lc.loop)).toEqual(loops);

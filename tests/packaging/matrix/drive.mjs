@@ -270,7 +270,13 @@ async function agents() {
   {
     const { registry } = build();
     const model = new FakeModel([{ name: 'lookup_order', args: { order_id: 'A-1' } }]);
-    const result = await runner.run(agentWith(model, registry, session('oa-1')), 'look up A-1');
+    // The session from the run's own context (`runner.run(agent, input, { context })`).
+    const agent = new Agent({
+      name: 'desk',
+      model,
+      tools: toOpenAIAgentsTools(registry, { session: ({ runContext }) => runContext.context.session }),
+    });
+    const result = await runner.run(agent, 'look up A-1', { context: { session: session('oa-1') } });
     out.valid = { final: result.finalOutput, seen: body(model.seen()) };
   }
   {
@@ -339,7 +345,8 @@ async function langchain() {
   /** @langchain/core has no agent loop of its own: its tool-calling loop is bindTools → invoke → tool.invoke(toolCall) → invoke. */
   const coreLoop = async (reply) => {
     const { registry, ledger } = build();
-    const tools = toLangChainTools(registry, { session: session('lc-core'), approve });
+    const config = { configurable: { session: session('lc-core') } };
+    const tools = toLangChainTools(registry, { session: (cfg) => cfg.configurable.session, approve });
     const model = new ScriptedChatModel([reply]);
     const bound = model.bindTools(tools);
     const messages = [new HumanMessage('go')];
@@ -347,7 +354,8 @@ async function langchain() {
       const ai = await bound.invoke(messages);
       messages.push(ai);
       if (!ai.tool_calls?.length) break;
-      for (const call of ai.tool_calls) messages.push(await tools.find((t) => t.name === call.name).invoke({ ...call, type: 'tool_call' }));
+      for (const call of ai.tool_calls)
+        messages.push(await tools.find((t) => t.name === call.name).invoke({ ...call, type: 'tool_call' }, config));
     }
     return { seen: seenIn(model.calls[model.calls.length - 1]), final: messages[messages.length - 1].content, ran: [...ledger.refunds] };
   };
@@ -363,8 +371,9 @@ async function langchain() {
     const agentLoop = async (reply) => {
       const { registry, ledger } = build();
       const model = new ScriptedChatModel([reply]);
-      const agent = createAgent({ model, tools: toLangChainTools(registry, { session: session('lc-agent'), approve }) });
-      const result = await agent.invoke({ messages: [new HumanMessage('go')] });
+      // The session from the RunnableConfig the agent is invoked with (LangGraph hands it to each tool).
+      const agent = createAgent({ model, tools: toLangChainTools(registry, { session: (cfg) => cfg.configurable.session, approve }) });
+      const result = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { session: session('lc-agent') } });
       return { seen: seenIn(result.messages), final: result.messages[result.messages.length - 1].content, ran: [...ledger.refunds] };
     };
     out.loop.createAgent = {
