@@ -14,8 +14,10 @@ const base = {
 /**
  * Two projects: the whole suite on the newest supported majors (the devDependencies), and the
  * suites that drive an integration's own code again on the oldest supported version (installed
- * under an npm alias), so both ends of each peer range run in-suite. The AI SDK's oldest and
- * newest run in tests/packaging/install-matrix.test.ts (ai 7 is ESM-only and needs Node 22).
+ * under an npm alias), so both ends of each peer range run in-suite. Every integration's oldest and
+ * newest, the AI SDK's among them, also run in tests/packaging/install-matrix.test.ts: installed with
+ * a plain `npm install` into new apps (ai 7 is ESM-only and needs Node 22: that row runs on Node 24
+ * when the suite runs on Node 20).
  */
 const config: Config = {
   testTimeout: 30000,

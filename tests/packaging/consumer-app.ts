@@ -6,7 +6,7 @@
  * `npm install`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -25,13 +25,38 @@ export interface Packed {
 
 /** Builds dist/ (CommonJS + ESM) and packs it, as `npm publish` would. */
 export function buildAndPack(): Packed {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
   const work = mkdtempSync(join(tmpdir(), 'tw-consumer-'));
-  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .pop()!;
+  const name = withBuildLock(() => {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
+    return execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+  });
   return { work, tarball: join(work, name), cleanup: () => rmSync(work, { recursive: true, force: true }) };
+}
+
+/** One build at a time: the packaging suites run in parallel jest workers and each rebuilds dist/. */
+function withBuildLock<T>(fn: () => T): T {
+  const lock = join(ROOT, '.ci/cache/build.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock left by a killed run (a build takes seconds) is taken over.
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since === undefined) continue; // released meanwhile
+      if (Date.now() - since > 120_000) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`buildAndPack: ${lock} held for 5 minutes`);
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export interface AppOptions {
