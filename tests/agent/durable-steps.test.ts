@@ -7,11 +7,10 @@
  * step's claim still holds is refused typed: tests/agent/step-journal.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openStore } from '../support/agent-worker';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 import type { KillPoint, StepWorkerArgs } from '../support/step-worker';
 import { runOnce } from '../support/workers';
 
@@ -19,21 +18,13 @@ const WORKER = resolve(__dirname, '../support/step-worker.ts');
 const LEASE_MS = 400; // the worker's stepLeaseMs and resumeLeaseMs
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-durable-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-durable-');
+const dir = servers.dir;
 
 type Kind = StepWorkerArgs['kind'];
 const targets: Record<Kind, () => string> = {
-  redis: () => redis.url,
-  postgres: () => postgres.connectionString,
+  redis: () => servers.redis.url,
+  postgres: () => servers.postgres.connectionString,
   sqlite: () => join(dir, 'steps.db'),
 };
 

@@ -3,14 +3,12 @@
  * one owner and a paused run one execution hold across processes, not only inside one.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent } from '../../src/agent/agent';
 import { ScriptedModel } from '../../src/agent/models/scripted.model';
 import type { Message } from '../../src/session/message';
 import { MarkTool, openStore, type AgentWorkerArgs } from '../support/agent-worker';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 import { runWorkers } from '../support/workers';
 
 const ROOT = resolve(__dirname, '../..');
@@ -36,22 +34,14 @@ async function runAgentWorkers(all: AgentWorkerArgs[]): Promise<WorkerReport[]> 
   });
 }
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-mp-agent-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-mp-agent-');
+const dir = servers.dir;
 
 const toolResults = (history: readonly Message[]) => history.filter((m) => m.role === 'tool');
 
 describe.each([
-  ['redis', () => redis.url],
-  ['postgres', () => postgres.connectionString],
+  ['redis', () => servers.redis.url],
+  ['postgres', () => servers.postgres.connectionString],
   ['sqlite', () => join(dir, 'agents.db')],
 ] as Array<[AgentWorkerArgs['kind'], () => string]>)('%s shared by two processes', (kind, target) => {
   it('gives each new session opened by two users at once exactly one owner; the other user runs nothing', async () => {

@@ -3,8 +3,6 @@
  * `resumeLeaseMs`, while the first resume's tool is still paying, gets RUN_CLAIMED and runs nothing.
  * A claim whose process died (never renewed) still lapses, and the run can then be resumed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
 import {
@@ -19,7 +17,7 @@ import {
   Tool,
   type SessionStore,
 } from 'toolwright';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 
 class PayArgs {
   @Param({ description: 'Order' }) @IsString() order!: string;
@@ -39,22 +37,14 @@ function payTool(paid: string[], ms: number) {
   return PayTool;
 }
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-resume-lease-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-resume-lease-');
+const dir = servers.dir;
 
 describe.each([
   ['in-memory', () => new InMemoryStore()],
   ['sqlite', () => new SqliteStore({ path: join(dir, 'lease.db') })],
-  ['redis', () => new RedisStore({ url: redis.url })],
-  ['postgres', () => new PostgresStore({ connectionString: postgres.connectionString })],
+  ['redis', () => new RedisStore({ url: servers.redis.url })],
+  ['postgres', () => new PostgresStore({ connectionString: servers.postgres.connectionString })],
 ] as Array<[string, () => SessionStore]>)('on %s', (_name, open) => {
   let store: SessionStore;
   beforeAll(() => {

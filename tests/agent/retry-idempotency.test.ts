@@ -3,8 +3,6 @@
  * the same session: the model asks for the same refund, and the tool must get the idempotency key of
  * the first attempt, on every store. Keys never follow the provider's call ids (providers reuse them).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsInt, IsString } from 'class-validator';
 import {
@@ -21,7 +19,7 @@ import {
   type AgentContext,
   type SessionStore,
 } from 'toolwright';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 
 class RefundArgs {
   @Param({ description: 'Order' }) @IsString() order!: string;
@@ -73,23 +71,18 @@ function failingSaves(store: SessionStore): { store: SessionStore; failNext: () 
 const refundScript = (order: string, cents: number, id = 'call_1') =>
   new ScriptedModel([{ toolCalls: [{ id, name: 'refund', arguments: { order, cents } }] }, { text: 'Refunded.' }]);
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-retry-keys-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-retry-keys-');
+const dir = servers.dir;
 
 let n = 0;
 describe.each([
   ['in-memory', () => new InMemoryStore()],
   ['sqlite', () => new SqliteStore({ path: join(dir, `s-${n++}.db`) })],
-  ['redis', () => new RedisStore({ url: redis.url, keyPrefix: `rk${n++}:`, commandTimeoutMs: 10_000 })],
-  ['postgres', () => new PostgresStore({ connectionString: postgres.connectionString, schema: `rk${n++}`, statementTimeoutMs: 10_000 })],
+  ['redis', () => new RedisStore({ url: servers.redis.url, keyPrefix: `rk${n++}:`, commandTimeoutMs: 10_000 })],
+  [
+    'postgres',
+    () => new PostgresStore({ connectionString: servers.postgres.connectionString, schema: `rk${n++}`, statementTimeoutMs: 10_000 }),
+  ],
 ] as Array<[string, () => SessionStore]>)('%s: a run retried after its save failed', (_kind, open) => {
   let real: SessionStore;
   beforeEach(() => {

@@ -3,8 +3,6 @@
  * session's turn is not written either, so the caller's retry (as STORE_UNAVAILABLE tells it)
  * runs the turn on the session as it was, on every store.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
 import { Pool } from 'pg';
@@ -25,7 +23,7 @@ import {
 } from 'toolwright';
 import { defaultSqliteDriver } from '../../src/stores/sqlite/open-driver';
 import { openRaw } from '../support/sqlite-drivers';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 
 class NoteArgs {
   @Param({ description: 'What to remember' }) @IsString() text!: string;
@@ -48,16 +46,8 @@ class NoteTool {
 
 const turn = (text: string) => new ScriptedModel([{ toolCalls: [{ name: 'note', arguments: { text } }] }, { text: 'Noted.' }]);
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-turn-save-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-turn-save-');
+const dir = servers.dir;
 
 interface Backend {
   store: SessionStore;
@@ -96,18 +86,18 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     'redis',
     async () => {
       const prefix = `ts${n++}:`;
-      const store = new RedisStore({ url: redis.url, keyPrefix: prefix, commandTimeoutMs: 10_000 });
+      const store = new RedisStore({ url: servers.redis.url, keyPrefix: prefix, commandTimeoutMs: 10_000 });
       return {
         store,
         // The memory's entries key holding another kind of value (after the run loaded it): the entries' RPUSH
         // would fail after the session's writes.
         poison: async () => {
-          const client = new Redis(redis.url);
+          const client = new Redis(servers.redis.url);
           await client.set(`${prefix}memory:{${JSON.stringify(['', 'notes', 'u-1'])}}:entries`, 'not a list');
           await client.quit();
         },
         heal: async () => {
-          const client = new Redis(redis.url);
+          const client = new Redis(servers.redis.url);
           await client.del(`${prefix}memory:{${JSON.stringify(['', 'notes', 'u-1'])}}:entries`);
           await client.quit();
         },
@@ -118,19 +108,19 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     'postgres',
     async () => {
       const schema = `ts${n++}`;
-      const store = new PostgresStore({ connectionString: postgres.connectionString, schema, statementTimeoutMs: 10_000 });
+      const store = new PostgresStore({ connectionString: servers.postgres.connectionString, schema, statementTimeoutMs: 10_000 });
       return {
         store,
         poison: async () => {
           await store.loadSession({ sessionId: 'migrate' });
-          const pool = new Pool({ connectionString: postgres.connectionString });
+          const pool = new Pool({ connectionString: servers.postgres.connectionString });
           await pool.query(`CREATE FUNCTION ${schema}.poison() RETURNS trigger LANGUAGE plpgsql AS $$
               BEGIN IF NEW.body LIKE '%poison%' THEN RAISE EXCEPTION 'poisoned entry'; END IF; RETURN NEW; END $$;
             CREATE TRIGGER poison BEFORE INSERT ON ${schema}.memory_entries FOR EACH ROW EXECUTE FUNCTION ${schema}.poison();`);
           await pool.end();
         },
         heal: async () => {
-          const pool = new Pool({ connectionString: postgres.connectionString });
+          const pool = new Pool({ connectionString: servers.postgres.connectionString });
           await pool.query(`DROP TRIGGER poison ON ${schema}.memory_entries`);
           await pool.end();
         },

@@ -4,8 +4,6 @@
  * store can tell) run a key's side effect once; a holder that died lets its claim lapse, a live one
  * renews it. The same rows run on memory, SQLite (each driver), Redis and PostgreSQL.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   IdempotencyConflictError,
@@ -19,19 +17,11 @@ import {
   StoreUnavailableError,
   type IdempotencyClaims,
 } from 'toolwright';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 import { SQLITE_DRIVERS_HERE, driverSlug } from '../support/sqlite-drivers';
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-ledger-claims-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-ledger-claims-');
+const dir = servers.dir;
 
 type Claimable = { idempotency<T>(namespace?: string): IdempotencyClaims<T>; close(): Promise<void> };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,8 +36,8 @@ const stores: Array<[string, () => Claimable, boolean]> = [
     () => new SqliteStore({ path: join(dir, `claims-${driverSlug(driver)}.db`), driver }),
     true,
   ]),
-  ['redis', () => new RedisStore({ url: redis.url }), true],
-  ['postgres', () => new PostgresStore({ connectionString: postgres.connectionString }), true],
+  ['redis', () => new RedisStore({ url: servers.redis.url }), true],
+  ['postgres', () => new PostgresStore({ connectionString: servers.postgres.connectionString }), true],
 ];
 describe.each(stores)('IdempotencyLedger on %s claims', (_name, open, durable) => {
   let a: Claimable;

@@ -3,30 +3,21 @@
  * moment: each key's side effect runs once, in one of them, and both get that run's result.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { LedgerWorkerArgs } from '../support/ledger-worker';
-import { startRedisAndPostgres, type PostgresServer, type RedisServer } from '../support/servers';
+import { useServers } from '../support/use-servers';
 import { runWorkers } from '../support/workers';
 
 const WORKER = resolve(__dirname, '../support/ledger-worker.ts');
 const KEYS = 8;
 
-let redis: RedisServer;
-let postgres: PostgresServer;
-const dir = mkdtempSync(join(tmpdir(), 'tw-ledger-mp-'));
-beforeAll(async () => {
-  [redis, postgres] = await startRedisAndPostgres();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.destroy(), postgres?.destroy()]);
-  rmSync(dir, { recursive: true, force: true });
-});
+const servers = useServers('tw-ledger-mp-');
+const dir = servers.dir;
 
 it.each([
-  ['redis', () => redis.url],
-  ['postgres', () => postgres.connectionString],
+  ['redis', () => servers.redis.url],
+  ['postgres', () => servers.postgres.connectionString],
   ['sqlite', () => join(dir, 'ledger.db')],
 ] as Array<[LedgerWorkerArgs['kind'], () => string]>)(
   'on %s, two processes paying the same keys at once pay each key once',
