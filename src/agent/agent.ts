@@ -335,9 +335,7 @@ export class Agent {
       const selected = this.select(state);
       const selection = selected instanceof Promise ? await selected : selected;
       // A durable run asks the model once per turn: a turn recorded by an attempt that died is replayed.
-      const response = this.steps
-        ? await this.steps.step(state, `m${state.turns + 1}`, () => this.ask(state, selection))
-        : await this.ask(state, selection);
+      const response = this.steps ? await this.replayable(state, selection) : await this.ask(state, selection);
       state.turns++;
       if (response.usage) {
         state.usage.inputTokens += response.usage.inputTokens;
@@ -364,6 +362,15 @@ export class Agent {
       await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
       if (state.stopped) return undefined;
     }
+  }
+
+  /** A model turn as a durable step: asked once, or replayed from its record (a streamed run gets its text as one delta). */
+  private async replayable(state: RunState, selection: CatalogSelection): Promise<ModelResponse> {
+    let asked = false;
+    const response = await this.steps!.step(state, `m${state.turns + 1}`, () => ((asked = true), this.ask(state, selection)));
+    if (!asked && state.events && response.content)
+      state.events.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
+    return response;
   }
 
   /** One model turn (generated or streamed); a failure is the run's ModelCallFailedError. */

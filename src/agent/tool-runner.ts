@@ -230,10 +230,9 @@ export class ToolRunner {
         onProgress: state.events && progressTo(state.events, state.runId, call),
       };
       const steps = this.options.steps;
-      const finalArgs = args;
       let result = steps
-        ? await steps.step(state, `t${state.turns}:${index}`, () =>
-            this.registry.call(call.name, finalArgs, state.context, state.memory, options),
+        ? await recordedCall(steps, state, `t${state.turns}:${index}`, () =>
+            this.registry.call(call.name, args, state.context, state.memory, options),
           )
         : await this.registry.call(call.name, args, state.context, state.memory, options);
       for (const hook of this.hooks.after) {
@@ -299,6 +298,33 @@ export class ToolRunner {
     const policy = this.options.errorPolicy;
     return typeof policy === 'function' ? policy(error, this.hooks.event(state, call, call.arguments)) : policy;
   }
+}
+
+/** What a tool step records: its result and the session-state writes made while it ran. */
+interface RecordedCall {
+  result: string;
+  set?: Record<string, unknown>;
+  deleted?: string[];
+}
+
+/**
+ * A tool call as a durable step: run once and recorded with the state it wrote, or replayed from
+ * its record, its state writes applied again (they were never saved by the attempt that died).
+ * Memory writes are not recorded: a replayed call does not remember again.
+ */
+async function recordedCall(steps: StepJournal, state: RunState, step: string, call: () => Promise<string>): Promise<string> {
+  const writes = state.context.unsavedStateWrites();
+  const before = { set: new Map(writes.set), deleted: new Set(writes.deleted) };
+  const recorded = await steps.step(state, step, async (): Promise<RecordedCall> => {
+    const result = await call();
+    const set: Record<string, unknown> = {};
+    for (const [key, value] of writes.set) if (!before.set.has(key) || before.set.get(key) !== value) setOwn(set, key, value);
+    const deleted = [...writes.deleted].filter((key) => !before.deleted.has(key));
+    return { result, ...(Object.keys(set).length ? { set } : {}), ...(deleted.length ? { deleted } : {}) };
+  });
+  for (const [key, value] of Object.entries(recorded.set ?? {})) state.context.setState(key, value);
+  for (const key of recorded.deleted ?? []) state.context.forgetState(key);
+  return recorded.result;
 }
 
 /** Gives each call an id unused in this run (`c1`, then `c1_2`…), so that one decision is one call. */

@@ -161,6 +161,15 @@ export class AgentContext {
     this.data.deleted.add(key);
   }
 
+  /**
+   * The state writes not saved yet (live views, not copies): the agent's step journal records what a
+   * tool call wrote, so a replayed call's writes are applied again. Not for tools.
+   * @internal
+   */
+  unsavedStateWrites(): { readonly set: ReadonlyMap<string, unknown>; readonly deleted: ReadonlySet<string> } {
+    return { set: this.data.set, deleted: this.data.deleted };
+  }
+
   getAllState(): Record<string, unknown> {
     return Object.fromEntries(this.data.state);
   }

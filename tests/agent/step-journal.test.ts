@@ -17,6 +17,7 @@ import {
   StepClaimedError,
   StoreUnavailableError,
   Tool,
+  type AgentContext,
   type IdempotencyClaims,
   type Model,
   type ModelRequest,
@@ -153,4 +154,72 @@ it('fails the run with STORE_UNAVAILABLE, saving nothing, when the store fails t
     'assistant',
   ]);
   await store.close();
+});
+
+/** The store, with its next end-of-run save failing (before it wrote anything). */
+function failingSave(store: SqliteStore): { store: SqliteStore; failNext: () => void } {
+  let fail = false;
+  const proxy = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop !== 'saveTurn' && prop !== 'saveSession') return value.bind(target);
+      return (...args: unknown[]) => {
+        if (!fail) return (value as (...a: unknown[]) => unknown).apply(target, args);
+        fail = false;
+        return Promise.reject(new StoreUnavailableError('sqlite', new Error('disk full')));
+      };
+    },
+  });
+  return { store: proxy, failNext: () => (fail = true) };
+}
+
+class NoteArgs {
+  @Param({ description: 'Order' }) @IsString() order!: string;
+}
+
+@Tool({ name: 'note_order', description: 'Remembers the order in the session', input: NoteArgs })
+class NoteOrderTool {
+  execute({ order }: NoteArgs, context: AgentContext) {
+    ran.push(order);
+    context.setState('last_order_id', order);
+    context.forgetState('draft');
+    return { noted: order };
+  }
+}
+
+it('applies a replayed tool call’s session-state writes again (the attempt that recorded it never saved them)', async () => {
+  const { store: real } = newStore();
+  const { store, failNext } = failingSave(real);
+  const noted = () =>
+    new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'note_order', arguments: { order: 'B-7' } }] }, { text: 'Noted.' }]);
+  await real.claimSession({ sessionId: 's-state' }, 'u-1');
+  await real.saveSession({ sessionId: 's-state' }, { set: { draft: 'x' }, deleted: [], appended: [], userId: 'u-1' });
+  failNext();
+  const agent = (model: ScriptedModel) => new Agent({ name: 'desk', model, tools: [NoteOrderTool], store });
+  await expect(agent(noted()).run('note B-7', who('s-state'))).rejects.toBeInstanceOf(StoreUnavailableError);
+  const model = noted();
+  expect(await agent(model).run('note B-7', who('s-state'))).toMatchObject({ status: 'completed', output: 'Noted.' });
+  expect(model.requests).toHaveLength(0);
+  expect(ran).toEqual(['B-7']); // replayed, not run again
+  const saved = (await real.loadSession({ sessionId: 's-state' }))!;
+  expect(saved.state.last_order_id).toBe('B-7');
+  expect(Object.hasOwn(saved.state, 'draft')).toBe(false);
+  await real.close();
+});
+
+it('streams a replayed model turn’s text as one delta', async () => {
+  const { store: real } = newStore();
+  const { store, failNext } = failingSave(real);
+  failNext();
+  await expect(
+    new Agent({ name: 'desk', model: script(), tools: [LookupTool], store }).run('where is A-1?', who('s-stream')),
+  ).rejects.toBeInstanceOf(StoreUnavailableError);
+  const model = script();
+  const deltas: string[] = [];
+  for await (const event of new Agent({ name: 'desk', model, tools: [LookupTool], store }).stream('where is A-1?', who('s-stream')))
+    if (event.type === 'text-delta') deltas.push(event.delta);
+  expect(deltas).toEqual(['It shipped.']);
+  expect(model.requests).toHaveLength(0);
+  await real.close();
 });
