@@ -19,6 +19,7 @@ import {
   type AgentContext,
   type SessionStore,
 } from 'toolwright';
+import { failingSaves } from '../support/failing-saves';
 import { useServers } from '../support/use-servers';
 
 class RefundArgs {
@@ -46,26 +47,6 @@ function refundTool(payments: Payments) {
     }
   }
   return RefundTool;
-}
-
-/** The store, with the next end-of-run save failing as a store that went away would (before it wrote anything). */
-function failingSaves(store: SessionStore): { store: SessionStore; failNext: () => void } {
-  let fail = false;
-  const proxy = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== 'function') return value;
-      if (prop !== 'saveSession' && prop !== 'saveTurn') return value.bind(target);
-      return async (...args: unknown[]) => {
-        if (fail) {
-          fail = false;
-          throw new StoreUnavailableError('test', new Error('connection reset'));
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, failNext: () => (fail = true) };
 }
 
 const refundScript = (order: string, cents: number, id = 'call_1') =>

@@ -23,6 +23,7 @@ import {
   type ModelRequest,
   type ModelResponse,
 } from 'toolwright';
+import { failingSaves } from '../support/failing-saves';
 import { openRaw } from '../support/sqlite-drivers';
 
 class LookupArgs {
@@ -156,24 +157,6 @@ it('fails the run with STORE_UNAVAILABLE, saving nothing, when the store fails t
   await store.close();
 });
 
-/** The store, with its next end-of-run save failing (before it wrote anything). */
-function failingSave(store: SqliteStore): { store: SqliteStore; failNext: () => void } {
-  let fail = false;
-  const proxy = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== 'function') return value;
-      if (prop !== 'saveTurn' && prop !== 'saveSession') return value.bind(target);
-      return (...args: unknown[]) => {
-        if (!fail) return (value as (...a: unknown[]) => unknown).apply(target, args);
-        fail = false;
-        return Promise.reject(new StoreUnavailableError('sqlite', new Error('disk full')));
-      };
-    },
-  });
-  return { store: proxy, failNext: () => (fail = true) };
-}
-
 class NoteArgs {
   @Param({ description: 'Order' }) @IsString() order!: string;
 }
@@ -190,7 +173,7 @@ class NoteOrderTool {
 
 it('applies a replayed tool call’s session-state writes again (the attempt that recorded it never saved them)', async () => {
   const { store: real } = newStore();
-  const { store, failNext } = failingSave(real);
+  const { store, failNext } = failingSaves(real);
   const noted = () =>
     new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'note_order', arguments: { order: 'B-7' } }] }, { text: 'Noted.' }]);
   await real.claimSession({ sessionId: 's-state' }, 'u-1');
@@ -210,7 +193,7 @@ it('applies a replayed tool call’s session-state writes again (the attempt tha
 
 it('streams a replayed model turn’s text as one delta', async () => {
   const { store: real } = newStore();
-  const { store, failNext } = failingSave(real);
+  const { store, failNext } = failingSaves(real);
   failNext();
   await expect(
     new Agent({ name: 'desk', model: script(), tools: [LookupTool], store }).run('where is A-1?', who('s-stream')),

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,36 +11,11 @@ import type { SqliteDriverName } from '../../src/stores/sqlite/driver';
 import { SQLITE_DRIVERS_HERE } from '../support/sqlite-drivers';
 import type { WorkerArgs } from '../support/store-worker';
 import { expectWholeTurns } from './crash-consistency';
+import { runWorkers } from '../support/workers';
 
 const ROOT = resolve(__dirname, '../..');
 const WORKER = join(ROOT, 'tests/support/store-worker.ts');
 const TURNS = 15;
-
-/** Starts the workers, releases them together once all are loaded, resolves when all are done. */
-async function runWorkers(all: WorkerArgs[]): Promise<void> {
-  let ready = 0;
-  const children = all.map((args) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER, JSON.stringify(args)], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const finished = new Promise<void>((done, fail) => {
-      child.on('error', fail);
-      child.on('exit', (code) =>
-        code === 0 && out.includes('done') ? done() : fail(new Error(`worker ${args.worker} exited ${code}:\n${out}`)),
-      );
-    });
-    child.stderr.on('data', (d) => (out += d));
-    child.stdout.on('data', (d) => {
-      const before = out.includes('ready');
-      out += d;
-      if (!before && out.includes('ready') && ++ready === all.length) for (const c of children) c.stdin.end('go\n');
-    });
-    return { stdin: child.stdin, finished };
-  });
-  await Promise.all(children.map((c) => c.finished));
-}
 
 let redis: RedisServer;
 let postgres: PostgresServer;
@@ -78,7 +52,10 @@ describe.each([
 ] as const)('%s shared by two processes', (_name, kind, target, open, drivers) => {
   it('loses no turn when both run turns on the same sessions at once', async () => {
     const sessions = Array.from({ length: 4 }, () => `mp-${randomUUID()}`);
-    await runWorkers(['A', 'B'].map((worker, w) => ({ kind, target: target(), sessions, turns: TURNS, worker, driver: drivers?.[w] })));
+    await runWorkers(
+      WORKER,
+      ['A', 'B'].map((worker, w): WorkerArgs => ({ kind, target: target(), sessions, turns: TURNS, worker, driver: drivers?.[w] })),
+    );
     const store: SessionStore = open(target());
     try {
       for (const sessionId of sessions) {
