@@ -48,7 +48,8 @@ function agentRun(options: { untraced?: boolean; recordContent?: boolean } = {})
     if (options.untraced) {
       // The code paths as they were before tracing: no span wrappers, the registry's untraced body.
       const inner = agent as unknown as Record<string, unknown>;
-      inner.traced = (_state: unknown, drive: () => Promise<unknown>) => drive();
+      const drive = (inner.drive as (state: unknown, pending: unknown) => Promise<unknown>).bind(agent);
+      inner.traced = (state: unknown, pending: unknown) => drive(state, pending);
       inner.traceTurn = (_state: unknown, _request: unknown, call: () => Promise<unknown>) => call();
       (registry as unknown as { call: Call }).call = (registry as unknown as { invoke: Call }).invoke.bind(registry);
     }
