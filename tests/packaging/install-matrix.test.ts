@@ -285,4 +285,45 @@ describe.each(ROWS)('install matrix: $name row', (row) => {
     // A second store on the same file finds the first run's history.
     expect(section('sqlite')).toEqual({ first: 'user', second: 'user,assistant,user' });
   });
+
+  if (row.devDependencies.typescript) {
+    it(`TypeScript ${row.devDependencies.typescript} (the app's own tsc) compiles the decorated tools and type-checks the declarations; the tools it emitted validate and inject`, () => {
+      const env = envFor(node);
+      const compile = (...args: string[]) =>
+        spawnSync(join(dir, 'node_modules/.bin/tsc'), [...args, '--pretty', 'false'], {
+          cwd: dir,
+          env,
+          encoding: 'utf8',
+          timeout: 180_000,
+        });
+      const version = compile('--version');
+      expect(version.stdout.trim()).toBe(`Version ${row.devDependencies.typescript}`);
+      const built = compile('-p', 'tsconfig.json', '--outDir', 'out7');
+      expect(`${built.stdout}${built.stderr}`.trim()).toBe('');
+      const checked = compile('-p', 'tsconfig.types.json', '--noEmit');
+      expect(`${checked.stdout}${checked.stderr}`.trim()).toBe('');
+      writeFileSync(
+        join(dir, 'ts7.mjs'),
+        `import { build, session, RefundTool, Ledger } from './out7/tools.js';
+const { registry, ledger } = build();
+const s = session('ts7');
+const valid = JSON.parse(await registry.call('lookup_order', '{"order_id":"A-7"}', s.context, s.memory));
+const invalid = await registry.call('lookup_order', '{"order_id":""}', s.context, s.memory).then(() => 'accepted', (e) => e.code);
+const refund = JSON.parse(await registry.call('process_refund', '{"order_id":"A-7","amount_cents":5}', s.context, s.memory, { approved: true }));
+const paramtypes = Reflect.getMetadata('design:paramtypes', RefundTool).map((t) => t.name);
+console.log(JSON.stringify({ valid, invalid, refund, ledger: ledger.refunds, paramtypes, sameLedger: paramtypes[0] === Ledger.name }));
+`,
+      );
+      const run = spawnSync(node, ['ts7.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({
+        valid: { order_id: 'A-7', status: 'shipped', session: 'ts7' },
+        invalid: 'INVALID_ARGUMENTS',
+        refund: { status: 'refunded', order_id: 'A-7', amount_cents: 5 },
+        ledger: ['A-7:5'],
+        paramtypes: ['Ledger'],
+        sameLedger: true,
+      });
+    });
+  }
 });

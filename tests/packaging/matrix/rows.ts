@@ -60,6 +60,7 @@ export const ROWS: MatrixRow[] = [
       'better-sqlite3': '13.2.0',
       zod: '4.6.7',
     },
-    devDependencies: { '@types/node': '24.19.4' },
+    // TypeScript 7 (the native compiler): the app compiles its decorated tools with it too (install-matrix.test.ts).
+    devDependencies: { '@types/node': '24.19.4', typescript: '7.0.2' },
   },
 ];
