@@ -272,9 +272,9 @@ export class Agent {
       }
       if (!stored && !state.stopped) stored = await this.loop(state);
       result = runResult(state, stored);
-      await keeping.stop();
+      if (keeping) await keeping.stop();
     } catch (error) {
-      await keeping.stop();
+      if (keeping) await keeping.stop();
       if (fromJournal(error)) {
         // Another live process runs this run, or the store failed under a step: nothing is saved here; its records stay.
         await runs.release(state);

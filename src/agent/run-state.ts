@@ -123,7 +123,6 @@ export function inputHash(input: string): string {
 }
 
 export const NO_APPROVALS: PendingApproval[] = [];
-const NOT_KEEPING = { stop: () => Promise.resolve() };
 
 /**
  * Run-state persistence: loads a session and its memory into a RunState, saves them once, and
@@ -330,10 +329,11 @@ export class RunStore {
    * Renews a resume's claim (`claim.at`, by compare-and-set) every third of `resumeLeaseMs` until
    * stopped, so a resume that runs longer than the lease is not taken over by another process
    * while it is alive; a claim left by a process that died still lapses. `stop` waits for a renewal
-   * under way, so the run's last writes compare against the claim as stored.
+   * under way, so the run's last writes compare against the claim as stored. Undefined when the run
+   * holds no claim (not a resume): nothing to renew, nothing to await.
    */
-  keepClaim(state: RunState): { stop(): Promise<void> } {
-    if (!state.stored?.claim) return NOT_KEEPING;
+  keepClaim(state: RunState): { stop(): Promise<void> } | undefined {
+    if (!state.stored?.claim) return undefined;
     let renewing: Promise<void> = Promise.resolve();
     let stopped = false;
     const renew = async (): Promise<void> => {

@@ -4,7 +4,7 @@ import { CachedMemoryIndex, growCachedEntries, keptSnapshot, type CachedEntries,
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { SessionForbiddenError } from '../agent/errors';
 import type { IdempotencyClaims } from '../side-effects/claims';
-import { RedisIdempotencyClaims } from './claims/redis-claims';
+import { defineClaimScripts, RedisIdempotencyClaims } from './claims/redis-claims';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { RedisChannels } from './notify';
@@ -304,6 +304,7 @@ export class RedisStore implements SessionStore {
     this.client.defineCommand('toolwrightLoadMemory', { numberOfKeys: 2, lua: LOAD_MEMORY });
     this.client.defineCommand('toolwrightClaimSession', { numberOfKeys: 3, lua: CLAIM_SESSION });
     this.client.defineCommand('toolwrightSwapPendingRun', { numberOfKeys: 1, lua: SWAP_PENDING_RUN });
+    defineClaimScripts(this.client);
   }
 
   /** The keys of one session: meta, state, history. */

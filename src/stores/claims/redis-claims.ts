@@ -31,7 +31,15 @@ interface ClaimsClient {
   del(...keys: string[]): Promise<number>;
 }
 
-/** Idempotency claims in the store's Redis, under `<keyPrefix>idempotency:<namespace>:<key>`. */
+/** Defines the claim scripts on a client, once (RedisStore's constructor, beside its own scripts). */
+export function defineClaimScripts(client: Pick<ClaimsClient, 'defineCommand'>): void {
+  client.defineCommand('toolwrightClaimKey', { numberOfKeys: 1, lua: CLAIM });
+  client.defineCommand('toolwrightRenewKey', { numberOfKeys: 1, lua: RENEW });
+  client.defineCommand('toolwrightCompleteKey', { numberOfKeys: 1, lua: COMPLETE });
+  client.defineCommand('toolwrightReleaseKey', { numberOfKeys: 1, lua: RELEASE });
+}
+
+/** Idempotency claims in the store's Redis, under `<keyPrefix>idempotency:{<namespace>}:<key>` (scripts from defineClaimScripts). */
 export class RedisIdempotencyClaims<T> implements IdempotencyClaims<T> {
   private readonly client: ClaimsClient;
 
@@ -40,10 +48,6 @@ export class RedisIdempotencyClaims<T> implements IdempotencyClaims<T> {
     private readonly prefix: string,
   ) {
     this.client = client as ClaimsClient;
-    this.client.defineCommand('toolwrightClaimKey', { numberOfKeys: 1, lua: CLAIM });
-    this.client.defineCommand('toolwrightRenewKey', { numberOfKeys: 1, lua: RENEW });
-    this.client.defineCommand('toolwrightCompleteKey', { numberOfKeys: 1, lua: COMPLETE });
-    this.client.defineCommand('toolwrightReleaseKey', { numberOfKeys: 1, lua: RELEASE });
   }
 
   claim(key: string, fingerprint: string, holder: string, leaseMs: number): Promise<IdempotencyClaim<T>> {
