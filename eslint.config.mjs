@@ -1,26 +1,8 @@
 // ESLint flat config: typescript-eslint's type-checked rules over src, tests, samples and bench.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
-import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
-
-// The layering, bottom up. A folder imports only from the folders named beside it (and itself):
-// errors <- session, side-effects <- metadata, stores, tracing <- schema, decorators, container
-// <- validation <- registry <- agent <- adapters, ai-sdk-ui <- mcp <- cli.
-const below = {
-  errors: [],
-  session: ['errors'],
-  'side-effects': ['errors'],
-  metadata: ['errors', 'session'],
-  stores: ['errors', 'session', 'side-effects'],
-  tracing: ['errors', 'session'],
-};
-const zones = Object.entries(below).map(([folder, allowed]) => ({
-  target: `./src/${folder}`,
-  from: './src',
-  except: [`./${folder}`, ...allowed.map((name) => `./${name}`)],
-  message: `src/${folder} imports only from ${allowed.length ? allowed.map((n) => `src/${n}`).join(', ') : 'itself'}.`,
-}));
+import { layering } from './eslint.layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.toolwright/', 'node_modules/', '**/*.js', '**/*.mjs', '**/*.cjs'] },
@@ -48,17 +30,7 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': ['error', { allow: ['/package\\.json$'] }],
     },
   },
-  {
-    files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver': { typescript: true, node: true } },
-    rules: {
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-restricted-paths': ['error', { zones }],
-      'max-lines': ['error', { max: 400 }],
-      'max-lines-per-function': ['error', { max: 80, IIFEs: true }],
-    },
-  },
+  layering,
   {
     // The compiled argument hydrator is generated code by design (one Function per input class, built once).
     files: ['src/schema/class-schema.ts'],
