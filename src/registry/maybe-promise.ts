@@ -16,10 +16,7 @@ export function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promis
 
 const TICK = Promise.resolve();
 
-/**
- * `await oneTick()` before throwing out of an async function: Node's bookkeeping for a promise that is
- * already rejected when returned costs more than validating the call, so reject once the caller's handler is attached.
- */
+/** Awaited before a refusal is thrown: a promise rejected once the caller's handler is attached costs Node less than one already rejected. */
 export function oneTick(): Promise<void> {
   return TICK;
 }
