@@ -1,7 +1,7 @@
 /**
- * A run's cancellation without an AbortSignal until someone reads one. Node 20 makes creating an
- * AbortSignal cost microseconds (`new AbortController().signal`, `AbortSignal.any`), more than the
- * rest of a streamed run's overhead; a streamed run needs a way to cancel its tools, but most
+ * A run's cancellation without an AbortSignal until someone reads one. Creating an AbortSignal
+ * (`new AbortController().signal`, `AbortSignal.any`) is costly on Node 20, more than the rest of
+ * a streamed run's overhead; a streamed run needs a way to cancel its tools, but most
  * tools and fake models never look at a signal. Internal: not exported from the package.
  */
 export class Cancellation {

@@ -1,5 +1,6 @@
 import type { AgentContext } from '../session/agent-context';
-import type { RegisteredTool } from './tool-registry';
+import { then } from './maybe-promise';
+import type { RegisteredTool } from './registered-tool';
 
 /**
  * Registry-wide authorization, asked with the real caller's context (user, tenant, state) on every
@@ -14,14 +15,13 @@ export type AuthorizePolicy = (tool: RegisteredTool, context: AgentContext) => b
 export function permits(tool: RegisteredTool, authorize: AuthorizePolicy | undefined, context: AgentContext): boolean | Promise<boolean> {
   // Synchronous policies answer synchronously: the common case costs no extra tick.
   const enabled = tool.instance.isEnabled ? tool.instance.isEnabled(context) : true;
-  if (enabled instanceof Promise) return enabled.then((on) => (on ? authorized(tool, authorize, context) : false));
-  return enabled ? authorized(tool, authorize, context) : false;
+  return then(enabled, (on) => (on ? authorized(tool, authorize, context) : false));
 }
 
 function authorized(tool: RegisteredTool, authorize: AuthorizePolicy | undefined, context: AgentContext): boolean | Promise<boolean> {
   if (!authorize) return true;
   const verdict = authorize(tool, context);
-  return verdict instanceof Promise ? verdict.then((v) => v === true) : verdict === true;
+  return then(verdict, (v) => v === true);
 }
 
 /** Does this call (typed, validated arguments) need a human decision before it runs? */
@@ -31,5 +31,5 @@ export function approvalRequired(tool: RegisteredTool, input: object, context: A
   if (policy === true) return true;
   // Fails closed: only an explicit `false` lets the call run without a human.
   const verdict = policy(input, context);
-  return verdict instanceof Promise ? verdict.then((v) => v !== false) : verdict !== false;
+  return then(verdict, (v) => v !== false);
 }

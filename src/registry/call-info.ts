@@ -1,0 +1,43 @@
+import type { AgentContext, ToolCallInfo } from '../session/agent-context';
+import type { CallOptions } from './call-options';
+import { Cancellation, type CancelSource } from './cancellation';
+import { idempotencyKey } from './idempotency-key';
+
+/** What the tool of this call sees on `context.toolCall`, for every execution mode. */
+export function callInfo(
+  context: AgentContext,
+  name: string,
+  options: CallOptions | undefined,
+  cancel: CancelSource | undefined,
+): ToolCallInfo {
+  const toolCallId = options?.toolCallId ?? 'direct';
+  return new CallInfo(toolCallId, name, options?.onProgress, context, options?.logicalCallId ?? toolCallId, cancel);
+}
+
+/**
+ * A class, not an object literal with getters: V8 gives every such literal its own hidden class;
+ * here the getters are shared.
+ */
+class CallInfo implements ToolCallInfo {
+  private key?: string;
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly onProgress: ToolCallInfo['onProgress'],
+    private readonly context: AgentContext,
+    private readonly logicalCallId: string,
+    private readonly cancel: CancelSource | undefined,
+  ) {}
+
+  /** A run's Cancellation creates its AbortSignal only here, on the tool's first read (most tools never ask). */
+  get signal(): AbortSignal | undefined {
+    const cancel = this.cancel;
+    return cancel instanceof Cancellation ? cancel.signal : cancel;
+  }
+
+  /** Hashed on first read (most tools never ask). */
+  get idempotencyKey(): string {
+    return (this.key ??= idempotencyKey(this.context, this.logicalCallId));
+  }
+}

@@ -1,0 +1,25 @@
+import type { ToolProgress } from '../session/agent-context';
+import { RUN_CANCELLATION, type Cancellation } from './cancellation';
+
+export interface CallOptions {
+  /** The model's tool call id: the tool sees it, with an idempotency key derived from it, on `context.toolCall`. */
+  toolCallId?: string;
+  /** Cancels the call: the tool's `context.signal` fires and the call fails with ABORTED. */
+  signal?: AbortSignal;
+  /** Overrides `@Tool({ timeoutMs })`. */
+  timeoutMs?: number;
+  /**
+   * What the idempotency key is derived from instead of `toolCallId`: the logical call (the agent
+   * runner passes its run, model turn and position), for providers that reuse call ids.
+   */
+  logicalCallId?: string;
+  /**
+   * A human approved this call with these arguments. Without it a tool whose approval policy
+   * asks for one fails with APPROVAL_REQUIRED; surfaces set it only from a real decision.
+   */
+  approved?: boolean;
+  /** Where the tool's `context.reportProgress` goes (a stream consumer, an MCP progress token). */
+  onProgress?: (progress: ToolProgress) => void;
+  /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
+  [RUN_CANCELLATION]?: Cancellation;
+}

@@ -1,0 +1,28 @@
+import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../metadata/types';
+import type { ToolDefinition } from '../schema/json-schema';
+import type { ParseInput, SerializeOutput } from './call-pipeline';
+import type { ResolvedTool } from './tool.interface';
+
+/** What the registry knows of one tool, frozen at build. */
+export interface RegisteredTool {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly instance: ResolvedTool<never>;
+  readonly toolClass: ClassType;
+  readonly tags: readonly string[];
+  readonly sequential: boolean;
+  readonly timeoutMs?: number;
+  readonly approval?: ApprovalPolicy<never>;
+  readonly annotations?: ToolAnnotations;
+  readonly exposeErrors: boolean;
+  /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
+  readonly memory: boolean;
+}
+
+/** A registered tool with its compiled call pipeline (see `call-pipeline.ts`). */
+export interface ToolEntry extends RegisteredTool {
+  readonly parse: ParseInput;
+  readonly serialize: SerializeOutput;
+  /** Visibility depends on the caller (`isEnabled` or the registry's `authorize`). */
+  gated?: boolean;
+}

@@ -1,0 +1,210 @@
+import { Container } from 'typedi';
+import { typediContainer, type ContainerLike } from '../container/container';
+import { ToolDefinitionError } from '../errors/errors';
+import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
+import type { ClassType, ToolOptions } from '../metadata/types';
+import { buildClassPlan, ConstraintTable } from '../schema/class-schema';
+import type { ToolDefinition } from '../schema/json-schema';
+import type { ArgumentLimits } from '../validation/arguments';
+import { createClassAjv, createJsonSchemaAjv, type ClassValidation } from '../validation/ajv';
+import { compileClassInput, compileOutput, compileSchemaInput, compileSerializer, type ParseInput } from './call-pipeline';
+import type { ToolEntry } from './registered-tool';
+import type { ResolvedTool, ToolInterface } from './tool.interface';
+
+/** What every tool of one registry is built with: its container, argument limits, constraint table and Ajv instances. */
+interface Builder {
+  container: ContainerLike;
+  limits: ArgumentLimits;
+  table: ConstraintTable;
+  classAjv: ReturnType<typeof createClassAjv>;
+  /** Created on the first hand-written definition. */
+  schemaAjv?: ReturnType<typeof createJsonSchemaAjv>;
+}
+
+/** A tool class resolved from the container, before its definition is read. */
+interface Resolved {
+  toolClass: ClassType;
+  /** The class's name, for messages. */
+  cls: string;
+  options: ToolOptions | undefined;
+  handWritten: boolean;
+  instance: ToolInterface<never>;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Every tool class → its checked, frozen entry, by tool name in registration order; throws ToolDefinitionError. */
+export function buildEntries(tools: readonly ClassType[], container: ContainerLike, limits: ArgumentLimits): Map<string, ToolEntry> {
+  const table = new ConstraintTable();
+  const builder: Builder = { container, limits, table, classAjv: createClassAjv(table) };
+  const entries = new Map<string, ToolEntry>();
+  for (const toolClass of tools) {
+    const entry = buildEntry(resolve(toolClass, container), builder);
+    const previous = entries.get(entry.name)?.toolClass;
+    if (previous) {
+      throw new ToolDefinitionError(
+        `Duplicate tool name "${entry.name}": ${previous.name} and ${toolClass.name} both use it. Give each tool a unique name.`,
+      );
+    }
+    entries.set(entry.name, entry);
+  }
+  return entries;
+}
+
+/** Checks the class (a tool, with `execute`, injectable) and gets its instance from the container. */
+function resolve(toolClass: ClassType, container: ContainerLike): Resolved {
+  if (typeof toolClass !== 'function') {
+    throw new ToolDefinitionError(`ToolRegistry.build got ${String(toolClass)} where a tool class belongs. Pass the classes themselves.`);
+  }
+  const cls = toolClass.name || '(anonymous class)';
+  const options = getToolOptions(toolClass);
+  const handWritten = typeof toolClass.prototype.definition === 'function';
+  if (!options && !handWritten) {
+    throw new ToolDefinitionError(`${cls} is not a tool. Add @Tool({ name, description, input }) or write a definition() method.`);
+  }
+  if (typeof toolClass.prototype.execute !== 'function') {
+    throw new ToolDefinitionError(`${cls} has no execute(args, context, memory) method. Implement ToolInterface.`);
+  }
+  if (toolClass.length > 0 && !getConstructorParamTypes(toolClass)) {
+    throw new ToolDefinitionError(
+      `${cls} takes constructor arguments but TypeScript emitted no types for them. ` +
+        'Add @Tool({ name, description }) (or @Service()) to the class and enable emitDecoratorMetadata.',
+    );
+  }
+  if (container === typediContainer) checkInjectableParams(toolClass, cls);
+  try {
+    return { toolClass, cls, options, handWritten, instance: container.get(toolClass) as ToolInterface<never> };
+  } catch (error) {
+    throw new ToolDefinitionError(
+      `Could not resolve ${cls} from the container: ${(error as Error).message}. ` +
+        'Register its dependencies (@Service() or Container.set(...)) or pass a container that provides them.',
+    );
+  }
+}
+
+/** The definition and the compiled pipeline of one resolved tool, frozen. */
+function buildEntry(tool: Resolved, builder: Builder): ToolEntry {
+  const { toolClass, cls, options, instance } = tool;
+  const { definition, parse } = tool.handWritten ? handWrittenInput(tool, builder) : decoratedInput(options!, cls, builder);
+  checkName(definition.name, cls);
+  const output = options?.output ? compileOutput(options.output, cls, definition.name, builder.table, builder.classAjv) : undefined;
+  if (output) definition.outputSchema = output.schema;
+  deepFreeze(definition);
+  if (!tool.handWritten) Object.defineProperty(instance, 'definition', { value: () => definition, configurable: true });
+  return {
+    name: definition.name,
+    definition,
+    instance: instance as ResolvedTool<never>,
+    toolClass,
+    tags: Object.freeze([...(options?.tags ?? [])]),
+    sequential: options?.sequential ?? false,
+    timeoutMs: options?.timeoutMs,
+    approval: options?.approval,
+    annotations: options?.annotations && Object.freeze({ ...options.annotations }),
+    exposeErrors: options?.exposeErrors ?? false,
+    memory: options?.memory ?? false,
+    parse,
+    serialize: compileSerializer(definition.name, output),
+  };
+}
+
+interface Input {
+  definition: ToolDefinition;
+  parse: ParseInput;
+}
+
+/** A tool writing its own `definition()`: its JSON Schema, validated by Ajv. */
+function handWrittenInput(tool: Resolved, builder: Builder): Input {
+  const definition = readHandWrittenDefinition(tool.instance, tool.cls, tool.options);
+  builder.schemaAjv ??= createJsonSchemaAjv();
+  let validation: ClassValidation;
+  try {
+    validation = builder.schemaAjv(definition.parameters);
+  } catch (error) {
+    throw new ToolDefinitionError(`${tool.cls}.definition() has invalid parameters JSON Schema: ${(error as Error).message}`);
+  }
+  return { definition, parse: compileSchemaInput(definition.name, validation, builder.limits) };
+}
+
+/** A `@Tool({ input })` class: the schema and pipeline derived from the input class's decorators. */
+function decoratedInput(options: ToolOptions, cls: string, builder: Builder): Input {
+  if (!options.input) {
+    throw new ToolDefinitionError(
+      `${cls} has @Tool but no input class and no definition(). Add @Tool({ ..., input: YourInputClass }) ` +
+        '(an empty class for a tool without parameters) or write definition().',
+    );
+  }
+  const plan = buildClassPlan(options.input, {
+    closed: options.closed ?? true,
+    usage: `tool "${options.name}" input`,
+    table: builder.table,
+  });
+  const definition: ToolDefinition = { name: options.name, description: options.description, parameters: plan.schema };
+  return { definition, parse: compileClassInput(options.name, plan, builder.classAjv(plan.validation), builder.limits) };
+}
+
+function readHandWrittenDefinition(instance: ToolInterface<never>, cls: string, options: ToolOptions | undefined): ToolDefinition {
+  const raw = instance.definition!() as Partial<ToolDefinition> | undefined;
+  if (
+    !raw ||
+    typeof raw.name !== 'string' ||
+    typeof raw.description !== 'string' ||
+    !raw.parameters ||
+    typeof raw.parameters !== 'object'
+  ) {
+    throw new ToolDefinitionError(
+      `${cls}.definition() must return { name, description, parameters } with parameters a JSON Schema object.`,
+    );
+  }
+  if (raw.parameters.type !== 'object') {
+    throw new ToolDefinitionError(
+      `${cls}.definition().parameters must be a JSON Schema of type "object" (got ${JSON.stringify(raw.parameters.type)}).`,
+    );
+  }
+  if (options && options.name !== raw.name) {
+    throw new ToolDefinitionError(`${cls}: @Tool names it "${options.name}" but definition() names it "${raw.name}". Use one name.`);
+  }
+  return structuredClone({ name: raw.name, description: raw.description, parameters: raw.parameters });
+}
+
+function checkName(name: string, cls: string): void {
+  if (!NAME.test(name)) {
+    throw new ToolDefinitionError(`${cls}: tool name "${name}" is not accepted by model providers. Use 1-64 letters, digits, "_" or "-".`);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * typedi injects by the constructor types TypeScript records. An interface, a union or a type
+ * alias is recorded as `Object` (a class not loaded yet as `undefined`), and typedi would inject
+ * nothing there without an error: the tool would fail at its first call. Refuse it at build.
+ */
+function checkInjectableParams(toolClass: ClassType, cls: string): void {
+  const types = getConstructorParamTypes(toolClass) ?? [];
+  const names = constructorParamNames(toolClass);
+  types.forEach((type, index) => {
+    if (type !== Object && type !== undefined) return;
+    if (Container.handlers.some((h) => h.object === toolClass && h.index === index)) return; // @Inject(...) names it
+    const name = names[index] ?? `#${index + 1}`;
+    throw new ToolDefinitionError(
+      `${cls}: constructor parameter "${name}" (#${index + 1}) ` +
+        (type === undefined
+          ? 'is typed with a class that was not loaded yet when the class was decorated (a circular import?). Break the import cycle. '
+          : 'is typed as an interface, a union or a type alias, which TypeScript records as Object: the container cannot know what to inject. ') +
+        "Type it with a class (an abstract class works as a token), or name what to inject with typedi's @Inject('token') and Container.set('token', value).",
+    );
+  });
+}
+
+/** Parameter names from the compiled constructor, for messages only (best effort). */
+function constructorParamNames(toolClass: ClassType): string[] {
+  const match = /constructor\s*\(([^)]*)\)/.exec(Function.prototype.toString.call(toolClass));
+  return match ? match[1].split(',').map((p) => p.trim().split(/[\s=]/)[0]) : [];
+}
