@@ -1,6 +1,7 @@
 import type { ToolProgress } from '../session/agent-context';
+import type { ToolCall } from '../session/message';
 import type { ModelUsage } from './model';
-import type { PendingApproval, RunResult, ToolCallRecord } from './agent';
+import type { PendingApproval, RunResult, ToolCallRecord } from './types';
 
 /**
  * What `agent.stream()` yields, in order: `run-start`; per model turn its `text-delta`s and
@@ -21,3 +22,15 @@ export type AgentEvent =
   | { type: 'run-end'; runId: string; result: RunResult };
 
 export type AgentEventType = AgentEvent['type'];
+
+/** Where `emitToolCalls` sends its events (a streamed run's RunEvents). */
+interface EventSink {
+  emit(event: AgentEvent): void;
+}
+
+/** A response's calls, arguments complete, with the ids they run under. */
+export function emitToolCalls(events: EventSink, runId: string, turn: number, calls: readonly ToolCall[]): void {
+  for (const call of calls) {
+    events.emit({ type: 'tool-call', runId, turn, toolCallId: call.id, name: call.name, arguments: call.arguments });
+  }
+}

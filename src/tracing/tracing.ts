@@ -7,9 +7,8 @@
  * property read and the API is never loaded: an app without OpenTelemetry pays nothing.
  */
 import type * as OTel from '@opentelemetry/api';
-import type { ModelResponse } from '../agent/model';
 import { errorText, ToolwrightError } from '../errors/errors';
-import type { Message } from '../session/message';
+import type { Message, ToolCall } from '../session/message';
 import type { TracingOptions } from './options';
 
 type Api = typeof OTel;
@@ -198,17 +197,25 @@ interface ChatRequest {
   messages: readonly Message[];
 }
 
+/** What a chat span reads of a model's response (the agent's ModelResponse fits). */
+export interface ChatResponse {
+  content: string | null;
+  toolCalls: ToolCall[];
+  usage?: { inputTokens: number; outputTokens: number };
+  finishReason?: string;
+}
+
 /**
  * One `chat {gen_ai.request.model}` span (kind CLIENT) around one model call, with its token
  * usage and finish reason; the instructions and messages only with `recordContent`.
  */
-export function traceModelCall(
+export function traceModelCall<R extends ChatResponse>(
   tracer: OTel.Tracer,
   tracing: TracingOptions | undefined,
   info: ChatSpanInfo,
   request: ChatRequest,
-  call: () => Promise<ModelResponse>,
-): Promise<ModelResponse> {
+  call: () => Promise<R>,
+): Promise<R> {
   const { provider, model } = modelIdentity(info.modelName);
   const attributes: OTel.Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': provider, 'gen_ai.request.model': model };
   if (info.conversationId !== undefined) attributes['gen_ai.conversation.id'] = info.conversationId;
@@ -266,7 +273,7 @@ function parsedOrRaw(text: string): unknown {
 }
 
 /** The conventions' finish reason (stop, length, content_filter, tool_call) for a provider's own. */
-function finishReason(response: ModelResponse): string {
+function finishReason(response: ChatResponse): string {
   if (response.toolCalls.length > 0) return 'tool_call';
   if (response.finishReason === 'length' || response.finishReason === 'max_tokens') return 'length';
   return response.finishReason === 'content_filter' ? 'content_filter' : 'stop';

@@ -8,8 +8,8 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { readAnthropicEvent, type StreamedBlock, type TokenCounts } from './anthropic-stream';
-import { linkedAbort, streamCut, toModelError, toStreamError } from './sdk-errors';
+import { readAnthropicEvent, type AnthropicStreamEvent, type StreamedBlock, type TokenCounts } from './anthropic-stream';
+import { linkedAbort, streamCut, throwIfAborted, toModelError, toStreamError } from './sdk-errors';
 import { maxEventBytes, readSseEvents } from './sse-events';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
@@ -95,19 +95,8 @@ export class AnthropicModel implements Model {
     // The request's signal, plus an abort of our own when the stream goes quiet or is left early.
     const idle = linkedAbort(request.signal);
     try {
-      let response: Response;
-      try {
-        // The raw response: the SDK still sends, retries and maps HTTP errors; the body is read here.
-        response = await this.client.messages.create({ ...this.body(request), stream: true }, { signal: idle.signal }).asResponse();
-      } catch (error) {
-        throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
-      }
-
-      // Keyed by the checked index: a hostile index is refused, never a sparse array or a prototype key.
-      const blocks = new Map<number, StreamedBlock>();
-      let usage: TokenCounts | undefined;
-      let stopReason: string | null = null;
-      let stopped = false;
+      const response = await this.openStream(request, idle.signal, sdk);
+      const message = new StreamedMessage();
       const events = readSseEvents(response.body, {
         provider: PROVIDER,
         maxEventBytes: this.maxEventBytes,
@@ -116,61 +105,28 @@ export class AnthropicModel implements Model {
       });
       try {
         for await (const sse of events) {
-          const event = readAnthropicEvent(sse);
-          switch (event?.type) {
-            case 'message_start':
-              usage = event.usage;
-              break;
-            case 'block_start':
-              blocks.set(event.index, event.block);
-              if (event.block.type === 'text' && event.block.text) yield { type: 'text-delta', delta: event.block.text };
-              break;
-            case 'text_delta': {
-              const block = blocks.get(event.index);
-              if (block?.type === 'text') {
-                block.text += event.text;
-                yield { type: 'text-delta', delta: event.text };
-              }
-              break;
-            }
-            case 'input_json_delta': {
-              const block = blocks.get(event.index);
-              if (block?.type === 'tool_use') block.json += event.json;
-              break;
-            }
-            case 'block_stop': {
-              const block = blocks.get(event.index);
-              if (block?.type === 'tool_use')
-                yield { type: 'tool-call', toolCall: toToolCall(block.id, block.name, parseStreamedInput(block.json)) };
-              break;
-            }
-            case 'message_delta':
-              stopReason = event.stopReason ?? stopReason;
-              // Counts here are cumulative: the last one stands, over what message_start said.
-              usage = { ...usage, ...event.usage };
-              break;
-            case 'message_stop':
-              stopped = true;
-              break;
-          }
+          const part = message.read(readAnthropicEvent(sse));
+          if (part) yield part;
         }
       } catch (error) {
         // An abort (the caller's, or ours on a quiet stream) fails the read: reported below.
         if (!idle.signal.aborted) throw toStreamError(PROVIDER, error);
       }
-      if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
-      if (idle.signal.aborted)
-        throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
-      if (!stopped) throw streamCut(PROVIDER, 'message_stop');
-      const content = [...blocks.entries()]
-        .sort(([a], [b]) => a - b)
-        .flatMap(([, block]): MessageLike['content'] =>
-          block.type === 'text' ? [block] : block.type === 'tool_use' ? [{ ...block, input: parseStreamedInput(block.json) }] : [],
-        );
-      yield { type: 'finish', response: toResponse({ content, usage, stop_reason: stopReason }) };
+      throwIfAborted(PROVIDER, request.signal, idle.signal, this.options.timeoutMs);
+      if (!message.stopped) throw streamCut(PROVIDER, 'message_stop');
+      yield { type: 'finish', response: toResponse(message.whole()) };
     } finally {
       idle.abort(); // left early, or failed: the connection is closed (a no-op once the body was read)
       idle.release();
+    }
+  }
+
+  /** The streamed request's raw response: the SDK still sends, retries and maps HTTP errors; the body is read here. */
+  private async openStream(request: ModelRequest, signal: AbortSignal, sdk: typeof Anthropic): Promise<Response> {
+    try {
+      return await this.client.messages.create({ ...this.body(request), stream: true }, { signal }).asResponse();
+    } catch (error) {
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
     }
   }
 
@@ -199,6 +155,64 @@ interface MessageLike {
   >;
   usage?: Partial<Usage> | null;
   stop_reason?: string | null;
+}
+
+/** The message as its stream builds it, event by event (`message_stop` says it is whole). */
+class StreamedMessage {
+  stopped = false;
+  // Keyed by the checked index: a hostile index is refused, never a sparse array or a prototype key.
+  private readonly blocks = new Map<number, StreamedBlock>();
+  private usage: TokenCounts | undefined;
+  private stopReason: string | null = null;
+
+  /** One checked event (undefined: one to skip) into the message; the part it streams, if any. */
+  read(event: AnthropicStreamEvent | undefined): ModelStreamPart | undefined {
+    switch (event?.type) {
+      case 'message_start':
+        this.usage = event.usage;
+        break;
+      case 'block_start':
+        this.blocks.set(event.index, event.block);
+        if (event.block.type === 'text' && event.block.text) return { type: 'text-delta', delta: event.block.text };
+        break;
+      case 'text_delta': {
+        const block = this.blocks.get(event.index);
+        if (block?.type !== 'text') break;
+        block.text += event.text;
+        return { type: 'text-delta', delta: event.text };
+      }
+      case 'input_json_delta': {
+        const block = this.blocks.get(event.index);
+        if (block?.type === 'tool_use') block.json += event.json;
+        break;
+      }
+      case 'block_stop': {
+        const block = this.blocks.get(event.index);
+        if (block?.type === 'tool_use')
+          return { type: 'tool-call', toolCall: toToolCall(block.id, block.name, parseStreamedInput(block.json)) };
+        break;
+      }
+      case 'message_delta':
+        this.stopReason = event.stopReason ?? this.stopReason;
+        // Counts here are cumulative: the last one stands, over what message_start said.
+        this.usage = { ...this.usage, ...event.usage };
+        break;
+      case 'message_stop':
+        this.stopped = true;
+        break;
+    }
+    return undefined;
+  }
+
+  /** The whole message, its blocks in index order, as `toResponse` reads it. */
+  whole(): MessageLike {
+    const content = [...this.blocks.entries()]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([, block]): MessageLike['content'] =>
+        block.type === 'text' ? [block] : block.type === 'tool_use' ? [{ ...block, input: parseStreamedInput(block.json) }] : [],
+      );
+    return { content, usage: this.usage, stop_reason: this.stopReason };
+  }
 }
 
 /** A message as a ModelResponse: the one mapping `generate` and `stream` share. */

@@ -8,9 +8,9 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
-import { readOpenAIChunk } from './openai-stream';
-import { linkedAbort, streamCut, toModelError, toStreamError } from './sdk-errors';
-import { maxEventBytes, readSseEvents } from './sse-events';
+import { readOpenAIChunk, type ToolCallPiece } from './openai-stream';
+import { linkedAbort, streamCut, throwIfAborted, toModelError, toStreamError } from './sdk-errors';
+import { maxEventBytes, readSseEvents, type SseEvent } from './sse-events';
 import { MAX_STREAM_INDEX, wrongShape } from './stream-shape';
 import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../schema/json-schema';
@@ -107,24 +107,8 @@ export class OpenAIChatModel implements Model {
     // The request's signal, plus an abort of our own when the stream goes quiet or is left early.
     const idle = linkedAbort(request.signal);
     try {
-      let response: Response;
-      try {
-        // The raw response: the SDK still sends, retries and maps HTTP errors; the body is read here.
-        response = await this.client.chat.completions
-          .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: idle.signal })
-          .asResponse();
-      } catch (error) {
-        throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
-      }
-
-      let content: string | null = null;
-      let refusal: string | null = null;
-      const calls: Array<{ id: string; name: string; arguments: string }> = [];
-      const byIndex = new Map<number, (typeof calls)[number]>();
-      let finishReason: string | null = null;
-      let toolCalls: ToolCall[] = [];
-      let usage: CompletionUsage | undefined;
-      let done = false;
+      const response = await this.openStream(body, idle.signal, sdk);
+      const completion = new StreamedCompletion(strictSchemas);
       const events = readSseEvents(response.body, {
         provider: PROVIDER,
         maxEventBytes: this.maxEventBytes,
@@ -132,62 +116,28 @@ export class OpenAIChatModel implements Model {
         onIdle: () => idle.abort(),
       });
       try {
-        for await (const sse of events) {
-          if (done) continue; // after [DONE], as the SDK: read to the end, so the connection can be reused
-          const chunk = readOpenAIChunk(sse);
-          if (chunk === 'done') {
-            done = true;
-            continue;
-          }
-          if (chunk.usage) usage = { ...chunk.usage, total_tokens: chunk.usage.prompt_tokens + chunk.usage.completion_tokens };
-          const choice = chunk.choice;
-          if (!choice) continue; // the usage chunk has no choices
-          if (choice.content !== undefined) {
-            content = (content ?? '') + choice.content;
-            if (choice.content !== '') yield { type: 'text-delta', delta: choice.content };
-          }
-          if (choice.refusal !== undefined) {
-            refusal = (refusal ?? '') + choice.refusal;
-            if (choice.refusal !== '') yield { type: 'text-delta', delta: choice.refusal };
-          }
-          for (const part of choice.toolCalls) {
-            // By `index`, as the API streams them; but some compatible servers (Ollama) give every
-            // parallel call index 0, or none: a new id where another call already is starts a new call.
-            const index = part.index ?? -1;
-            let call = byIndex.get(index) ?? (index === -1 ? calls.at(-1) : undefined);
-            if (!call || (part.id && call.id && part.id !== call.id)) {
-              if (calls.length >= MAX_STREAM_INDEX) throw wrongShape(PROVIDER, `more than ${MAX_STREAM_INDEX} tool calls`);
-              calls.push((call = { id: '', name: '', arguments: '' }));
-            }
-            byIndex.set(index, call);
-            if (part.id) call.id = part.id;
-            if (part.name !== undefined) call.name = part.name;
-            if (part.arguments !== undefined) call.arguments += part.arguments;
-          }
-          if (choice.finishReason !== undefined && finishReason === null) {
-            finishReason = choice.finishReason;
-            const message = {
-              content,
-              refusal,
-              tool_calls: calls.map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
-            };
-            toolCalls = toResponse(message, finishReason, undefined, strictSchemas).toolCalls;
-            for (const toolCall of toolCalls) yield { type: 'tool-call', toolCall };
-          }
-        }
+        for await (const sse of events) yield* completion.read(sse);
       } catch (error) {
         // An abort (the caller's, or ours on a quiet stream) fails the read: reported below.
         if (!idle.signal.aborted) throw toStreamError(PROVIDER, error);
       }
-      if (request.signal?.aborted) throw new ModelError(PROVIDER, 'request aborted', undefined, false, request.signal.reason);
-      if (idle.signal.aborted)
-        throw new ModelError(PROVIDER, `connection lost mid-stream: no data for ${this.options.timeoutMs} ms`, undefined, true);
-      if (finishReason === null) throw streamCut(PROVIDER, 'a finish_reason');
-      const finished = toResponse({ content, refusal, tool_calls: [] }, finishReason, usage, strictSchemas);
-      yield { type: 'finish', response: { ...finished, toolCalls } };
+      throwIfAborted(PROVIDER, request.signal, idle.signal, this.options.timeoutMs);
+      if (completion.finishReason === null) throw streamCut(PROVIDER, 'a finish_reason');
+      yield { type: 'finish', response: completion.whole() };
     } finally {
       idle.abort(); // left early, or failed: the connection is closed (a no-op once the body was read)
       idle.release();
+    }
+  }
+
+  /** The streamed request's raw response (usage in the last chunk): the SDK still sends, retries and maps HTTP errors; the body is read here. */
+  private async openStream(body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal, sdk: typeof OpenAI): Promise<Response> {
+    try {
+      return await this.client.chat.completions
+        .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
+        .asResponse();
+    } catch (error) {
+      throw toModelError(PROVIDER, error, this.options.timeoutMs, sdk);
     }
   }
 
@@ -208,6 +158,87 @@ export class OpenAIChatModel implements Model {
       tools.filter(({ tool }) => tool.function.strict).map(({ def }) => [def.name, def.parameters]),
     );
     return { body, strictSchemas };
+  }
+}
+
+/** A tool call as its pieces arrive. */
+interface StreamedCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The completion as its stream builds it, chunk by chunk (its first choice; tool calls in pieces by `index`). */
+class StreamedCompletion {
+  finishReason: string | null = null;
+  private content: string | null = null;
+  private refusal: string | null = null;
+  private readonly calls: StreamedCall[] = [];
+  private readonly byIndex = new Map<number, StreamedCall>();
+  private toolCalls: ToolCall[] = [];
+  private usage: CompletionUsage | undefined;
+  private done = false;
+
+  constructor(private readonly strictSchemas: Map<string, JsonSchema>) {}
+
+  /** One event into the completion; the parts it streams: text, and each tool call once its choice finished. */
+  *read(sse: SseEvent): Generator<ModelStreamPart> {
+    if (this.done) return; // after [DONE], as the SDK: read to the end, so the connection can be reused
+    const chunk = readOpenAIChunk(sse);
+    if (chunk === 'done') {
+      this.done = true;
+      return;
+    }
+    if (chunk.usage) this.usage = { ...chunk.usage, total_tokens: chunk.usage.prompt_tokens + chunk.usage.completion_tokens };
+    const choice = chunk.choice;
+    if (!choice) return; // the usage chunk has no choices
+    if (choice.content !== undefined) {
+      this.content = (this.content ?? '') + choice.content;
+      if (choice.content !== '') yield { type: 'text-delta', delta: choice.content };
+    }
+    if (choice.refusal !== undefined) {
+      this.refusal = (this.refusal ?? '') + choice.refusal;
+      if (choice.refusal !== '') yield { type: 'text-delta', delta: choice.refusal };
+    }
+    for (const part of choice.toolCalls) this.addPiece(part);
+    if (choice.finishReason !== undefined && this.finishReason === null) {
+      this.finishReason = choice.finishReason;
+      const message = {
+        content: this.content,
+        refusal: this.refusal,
+        tool_calls: this.calls.map(({ id, ...fn }) => ({ id, type: 'function' as const, function: fn })),
+      };
+      this.toolCalls = toResponse(message, this.finishReason, undefined, this.strictSchemas).toolCalls;
+      for (const toolCall of this.toolCalls) yield { type: 'tool-call', toolCall };
+    }
+  }
+
+  /**
+   * By `index`, as the API streams them; but some compatible servers (Ollama) give every parallel
+   * call index 0, or none: a new id where another call already is starts a new call.
+   */
+  private addPiece(part: ToolCallPiece): void {
+    const index = part.index ?? -1;
+    let call = this.byIndex.get(index) ?? (index === -1 ? this.calls.at(-1) : undefined);
+    if (!call || (part.id && call.id && part.id !== call.id)) {
+      if (this.calls.length >= MAX_STREAM_INDEX) throw wrongShape(PROVIDER, `more than ${MAX_STREAM_INDEX} tool calls`);
+      this.calls.push((call = { id: '', name: '', arguments: '' }));
+    }
+    this.byIndex.set(index, call);
+    if (part.id) call.id = part.id;
+    if (part.name !== undefined) call.name = part.name;
+    if (part.arguments !== undefined) call.arguments += part.arguments;
+  }
+
+  /** What `generate` would have returned, once the choice finished. */
+  whole(): ModelResponse {
+    const finished = toResponse(
+      { content: this.content, refusal: this.refusal, tool_calls: [] },
+      this.finishReason,
+      this.usage,
+      this.strictSchemas,
+    );
+    return { ...finished, toolCalls: this.toolCalls };
   }
 }
 

@@ -46,6 +46,17 @@ export function streamCut(provider: string, missing: string): ModelError {
   return new ModelError(provider, `connection lost mid-stream: the stream ended before ${missing}`, undefined, true);
 }
 
+/** After a stream's body was read: the caller's abort, or ours on a stream gone quiet, as the ModelError it is. */
+export function throwIfAborted(
+  provider: string,
+  requested: AbortSignal | undefined,
+  idle: AbortSignal,
+  timeoutMs: number | undefined,
+): void {
+  if (requested?.aborted) throw new ModelError(provider, 'request aborted', undefined, false, requested.reason);
+  if (idle.aborted) throw new ModelError(provider, `connection lost mid-stream: no data for ${timeoutMs} ms`, undefined, true);
+}
+
 /**
  * A stream whose provider may go quiet: the SDKs' `timeout` ends once the headers arrive, so a
  * stalled stream would wait forever. Each wait for the next chunk is bounded by `timeoutMs` (time
