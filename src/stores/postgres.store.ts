@@ -2,15 +2,13 @@ import type { Pool, PoolClient } from 'pg';
 import type { IdempotencyClaims } from '../side-effects/claims';
 import { PostgresIdempotencyClaims } from './claims/postgres-claims';
 import { memoryKeyString } from './apply-changes';
+import { CachedMemoryIndex } from '../session/cached-memory-index';
+import { growCachedEntries, keptSnapshot, type CachedEntries } from '../session/kept-memory';
 import {
-  CachedMemoryIndex,
   entryWords,
-  growCachedEntries,
-  type CachedEntries,
   fuzzyDistance,
   fuzzyMatches,
   lowerBound,
-  keptSnapshot,
   MEMORY_QUERY_LIMITS,
   prefixWordsPerTerm,
   queryTerms,

@@ -1,6 +1,8 @@
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { CachedMemoryIndex, growCachedEntries, keptSnapshot, type CachedEntries, type MemorySearchResult } from '../session/memory-search';
+import { CachedMemoryIndex } from '../session/cached-memory-index';
+import { growCachedEntries, keptSnapshot, type CachedEntries } from '../session/kept-memory';
+import type { MemorySearchResult } from '../session/memory-entry';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { SessionForbiddenError } from '../agent/errors';
 import type { IdempotencyClaims } from '../side-effects/claims';

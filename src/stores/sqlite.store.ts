@@ -4,10 +4,9 @@ import { dirname, resolve } from 'node:path';
 import { StoreCorruptError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import type { IdempotencyClaims } from '../side-effects/claims';
 import { SqliteIdempotencyClaims } from './claims/sqlite-claims';
+import { attachIndex, lazyEntries } from '../session/kept-memory';
 import {
-  attachIndex,
   entryWords,
-  lazyEntries,
   fuzzyDistance,
   fuzzyMatches,
   MEMORY_QUERY_LIMITS,
