@@ -7,7 +7,8 @@ import { saveTurn } from '../stores/save-turn';
 import { checkId } from '../stores/snapshot-rows';
 import type { CancelSource } from '../registry/cancellation';
 import type { SessionStore } from '../stores/store';
-import { ApprovalAlreadyDecidedError, ApprovalDecisionError, RunAbortedError, RunClaimedError, SessionForbiddenError } from './errors';
+import { ApprovalAlreadyDecidedError, ApprovalDecisionError, RunAbortedError, RunClaimedError } from './errors';
+import { SessionForbiddenError } from '../errors/session-forbidden';
 import type { RunEvents } from './event-stream';
 import type { ModelUsage } from './model';
 import type {

@@ -4,7 +4,7 @@ import { CachedMemoryIndex } from '../session/cached-memory-index';
 import { growCachedEntries, keptSnapshot, type CachedEntries } from '../session/kept-memory';
 import type { MemorySearchResult } from '../session/memory-entry';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
-import { SessionForbiddenError } from '../agent/errors';
+import { SessionForbiddenError } from '../errors/session-forbidden';
 import type { IdempotencyClaims } from '../side-effects/claims';
 import { defineClaimScripts, RedisIdempotencyClaims } from './claims/redis-claims';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
