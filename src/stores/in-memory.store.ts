@@ -14,7 +14,7 @@ import type { MemoryIndex, MemorySearchResult } from '../session/memory-entry';
 import { StoreLimitError } from '../errors/errors';
 import { MemoryIdempotencyClaims, type IdempotencyClaims } from '../side-effects/claims';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { LocalChannels } from './notify';
+import { LocalChannels } from './channels/local-channels';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { checkId, checkMemoryKey, checkOwner, checkSessionChanges, checkSessionKey, lastMessages } from './snapshot-rows';
 

@@ -25,7 +25,7 @@ import type {
 } from '../session/snapshots';
 import type { Message } from '../session/message';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { PgChannels } from './notify';
+import { PgChannels } from './channels/pg-channels';
 import { requirePeer } from '../errors/optional-peer';
 import { ToolwrightConfigError } from '../errors/errors';
 import { quietListener } from './driver-errors';

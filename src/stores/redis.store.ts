@@ -9,7 +9,7 @@ import type { IdempotencyClaims } from '../side-effects/claims';
 import { defineClaimScripts, RedisIdempotencyClaims } from './claims/redis-claims';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { RedisChannels } from './notify';
+import { RedisChannels } from './channels/redis-channels';
 import { requirePeer } from '../errors/optional-peer';
 import { quietListener } from './driver-errors';
 import {

@@ -23,7 +23,7 @@ import type {
   SessionSnapshot,
 } from '../session/snapshots';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { SqliteChannels } from './notify';
+import { SqliteChannels } from './channels/sqlite-channels';
 import type { SqliteConnection, SqliteDriverName, SqliteRowMode, SqliteStatement } from './sqlite/driver';
 import { checkSqliteDriver, sqliteOpener } from './sqlite/open-driver';
 import { claimFile } from './sqlite/one-driver-per-file';
