@@ -21,9 +21,7 @@ export class MemoryIndexCache {
   }
 
   set(scope: string, index: CachedMemoryIndex): void {
-    this.indexes.delete(scope);
-    this.indexes.set(scope, index);
-    while (this.indexes.size > this.capacity) this.indexes.delete(this.indexes.keys().next().value as string);
+    setRecent(this.indexes, scope, index, this.capacity);
   }
 
   delete(scope: string): void {
@@ -106,4 +104,11 @@ export function lazyEntries<T extends { entries: MemoryEntry[] }>(snapshot: Omit
   });
   Object.defineProperty(snapshot, 'readEntries', { value: readOnce, enumerable: false, configurable: true, writable: true });
   return snapshot as T;
+}
+
+/** Sets `key` as the most recently used entry of `map`, dropping the least recently used beyond `capacity`. */
+export function setRecent<V>(map: Map<string, V>, key: string, value: V, capacity: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > capacity) map.delete(map.keys().next().value as string);
 }
