@@ -37,7 +37,6 @@ export class IdempotencyInProgressError extends ToolwrightError {
   }
 }
 
-
 export interface IdempotentOutcome<T> {
   result: T;
   /** The key had been used (with the same payload): `result` is the first one and nothing ran. */

@@ -115,7 +115,7 @@ export class RedisStore implements SessionStore {
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 500),
       // ioredis arms this timer on disconnect() even when the socket is already closed (a refused
-      // connection), which kept the process alive for its default 2 s after close().
+      // connection): at its default 2 s it keeps the process alive after close().
       disconnectTimeout: 200,
     };
     this.client =

@@ -1,7 +1,8 @@
 /**
  * Messages between the processes that share a store (`SessionStore.channels`): Redis
  * PUBLISH/SUBSCRIBE, PostgreSQL NOTIFY/LISTEN, a table of recent messages for SQLite processes
- * sharing one file, and in-process delivery for the in-memory store. Used by the stateless MCP server so that a `notifications/cancelled` landing on one
+ * sharing one file, and in-process delivery for the in-memory store, one file each beside this
+ * one. Used by the stateless MCP server so that a `notifications/cancelled` landing on one
  * process aborts the call running on another.
  */
 import { StoreLimitError, StoreUnavailableError, ToolwrightConfigError, ToolwrightError } from '../../errors/errors';

@@ -7,9 +7,8 @@ import type { HistoryChunk } from './history-cache';
  * One statement reads one snapshot: meta, state and history (the chunks holding messages after
  * `after`, or the last `limit` messages) cannot come from different turns. History is stored as
  * chunks, each the text of a JSON array's items (each body is a whole JSON value): one row and one
- * JSON.parse per chunk. Rows per message joined on the server at load (string_agg) cost the
- * server a row visit and a sort per message; a row per message cost node-pg a row, fields and
- * strings per message; a text[] column was slower still (node-pg parsed the literal per character).
+ * JSON.parse per chunk, where rows per message cost a row visit and a sort on the server (joined
+ * at load) or a row, fields and strings in node-pg, and a text[] column is parsed per character.
  */
 export async function readSession(
   pool: Pool,
