@@ -94,7 +94,6 @@ export {
   RunPausedError,
   ApprovalDecisionError,
   ApprovalAlreadyDecidedError,
-  SessionForbiddenError,
   ModelCallFailedError,
   RunClaimedError,
   StepClaimedError,
@@ -132,4 +131,5 @@ export {
   ToolwrightConfigError,
   encodeToolError,
 } from './errors/errors';
+export { SessionForbiddenError } from './errors/session-forbidden';
 export type { FieldError, ErrorCode } from './errors/errors';

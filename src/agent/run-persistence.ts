@@ -13,8 +13,8 @@ import {
   RunClaimedError,
   RunNotFoundError,
   RunPausedError,
-  SessionForbiddenError,
 } from './errors';
+import { SessionForbiddenError } from '../errors/session-forbidden';
 import {
   alreadyDecided,
   approverOf,

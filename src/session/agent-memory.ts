@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ToolwrightError } from '../errors/errors';
-import { CachedMemoryIndex, type MemoryIndex, type MemorySearchResult } from './memory-search';
+import { CachedMemoryIndex } from './cached-memory-index';
+import type { MemoryIndex, MemorySearchResult } from './memory-entry';
 import type { MemoryChanges, MemoryEntry, MemoryEntryType, MemoryKey, MemorySnapshot } from './snapshots';
 
 export interface AgentMemoryInit {
@@ -18,7 +19,7 @@ export interface AgentMemoryInit {
   readEntries?: () => readonly MemoryEntry[];
 }
 
-export type { MemorySearchResult } from './memory-search';
+export type { MemorySearchResult } from './memory-entry';
 
 /**
  * A memory was read (getFacts, search, getSummary…) during a run that did not load it: the tool

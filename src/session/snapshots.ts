@@ -1,5 +1,7 @@
-import type { MemoryIndex } from './memory-search';
+import type { MemoryEntry, MemoryIndex } from './memory-entry';
 import type { Message } from './message';
+
+export type { MemoryEntry, MemoryEntryType } from './memory-entry';
 
 /** Identifies one conversation. `tenantId` partitions everything when given. */
 export interface SessionKey {
@@ -55,22 +57,6 @@ export interface SessionChanges {
   replacedHistory?: Message[];
   userInput?: string | null;
   pendingRun?: unknown; // null clears it
-}
-
-export type MemoryEntryType = 'fact' | 'learning' | 'preference' | 'general' | (string & {});
-
-export interface MemoryEntry {
-  id: string;
-  type: MemoryEntryType;
-  content: string;
-  /** Facts: 0..1. */
-  confidence?: number;
-  /** Learnings: where it was learned. */
-  context?: string;
-  /** Preferences: the category (`general` by default). */
-  category?: string;
-  metadata?: Record<string, unknown>;
-  createdAt: string;
 }
 
 export interface MemorySnapshot {

@@ -1,4 +1,4 @@
-import type { IdempotencyEntry, IdempotencyStorage } from './idempotency';
+import type { IdempotencyEntry, IdempotencyStorage } from './idempotency-storage';
 
 /** What claiming a key found: the key is now this holder's, another holder runs it, or it is done. */
 export type IdempotencyClaim<T> =

@@ -2,6 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import { GetSetIdempotencyClaims, isClaims, MemoryIdempotencyClaims, whileClaimed, type IdempotencyClaims } from './claims';
 import { canonicalJson } from './canonical-json';
+import type { IdempotencyStorage } from './idempotency-storage';
+
+export type { IdempotencyEntry, IdempotencyStorage } from './idempotency-storage';
 
 /**
  * An idempotency key came back with a different payload. As payment APIs do, this is refused:
@@ -32,22 +35,6 @@ export class IdempotencyInProgressError extends ToolwrightError {
       { captureStack: false },
     );
   }
-}
-
-/** What is kept per key: the payload's fingerprint and the first result. */
-export interface IdempotencyEntry<T> {
-  fingerprint: string;
-  result: T;
-}
-
-/**
- * A plain get/set storage (a `Map` will do): replays are safe in one process only, since two
- * processes can both read "absent" before either writes. Across processes pass a store's claims
- * (`store.idempotency(namespace)`, see IdempotencyClaims), which claim the key before acting.
- */
-export interface IdempotencyStorage<T> {
-  get(key: string): IdempotencyEntry<T> | undefined | Promise<IdempotencyEntry<T> | undefined>;
-  set(key: string, entry: IdempotencyEntry<T>): unknown;
 }
 
 export interface IdempotentOutcome<T> {

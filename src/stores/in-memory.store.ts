@@ -8,11 +8,13 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
-import { CachedMemoryIndex, keptSnapshot, type MemoryIndex, type MemorySearchResult } from '../session/memory-search';
+import { CachedMemoryIndex } from '../session/cached-memory-index';
+import { keptSnapshot } from '../session/kept-memory';
+import type { MemoryIndex, MemorySearchResult } from '../session/memory-entry';
 import { StoreLimitError } from '../errors/errors';
 import { MemoryIdempotencyClaims, type IdempotencyClaims } from '../side-effects/claims';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
-import { LocalChannels } from './notify';
+import { LocalChannels } from './channels/local-channels';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { checkId, checkMemoryKey, checkOwner, checkSessionChanges, checkSessionKey, lastMessages } from './snapshot-rows';
 

@@ -6,7 +6,7 @@ import {
   ToolwrightError,
   ToolwrightConfigError,
 } from '../errors/errors';
-import { SessionForbiddenError } from '../agent/errors';
+import { SessionForbiddenError } from '../errors/session-forbidden';
 import type { Message } from '../session/message';
 import { checkStateKey, keyProblem, MAX_KEY_BYTES } from '../session/stored-key';
 import type {

@@ -5,7 +5,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import type { ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, ToolCallRecord } from '../../src/agent/agent';
-import { ModelCallFailedError, SessionForbiddenError } from '../../src/agent/errors';
+import { ModelCallFailedError } from '../../src/agent/errors';
+import { SessionForbiddenError } from '../../src/errors/session-forbidden';
 import type { AgentEvent } from '../../src/agent/events';
 import { ChatRequestError, createChatHandler, type ChatAgent, type ChatHandlerOptions } from '../../src/http';
 import { listen, TestChat } from '../support/ui-chat';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
-import { CachedMemoryIndex, type MemorySearchResult } from '../../src/session/memory-search';
+import { CachedMemoryIndex } from '../../src/session/cached-memory-index';
+import type { MemorySearchResult } from '../../src/session/memory-entry';
 import type { MemoryEntry } from '../../src/session/snapshots';
 
 /**

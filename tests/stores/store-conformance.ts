@@ -5,7 +5,7 @@ import type { Message } from '../../src/session/message';
 import type { SessionKey } from '../../src/session/snapshots';
 import type { SessionStore } from '../../src/stores/store';
 import { InvalidIdError, StoreUnavailableError } from '../../src/errors/errors';
-import { SessionForbiddenError } from '../../src/agent/errors';
+import { SessionForbiddenError } from '../../src/errors/session-forbidden';
 import { describeMemorySearch } from './memory-search-conformance';
 
 export interface ConformanceStoreOptions {

@@ -1,5 +1,5 @@
 import type { IdempotencyClaim, IdempotencyClaims } from '../../side-effects/claims';
-import type { IdempotencyEntry } from '../../side-effects/idempotency';
+import type { IdempotencyEntry } from '../../side-effects/idempotency-storage';
 import { checkId } from '../snapshot-rows';
 
 type Query = (sql: string, params: unknown[]) => Promise<{ rows: any[]; rowCount: number | null }>;

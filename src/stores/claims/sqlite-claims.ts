@@ -1,5 +1,5 @@
 import type { IdempotencyClaim, IdempotencyClaims } from '../../side-effects/claims';
-import type { IdempotencyEntry } from '../../side-effects/idempotency';
+import type { IdempotencyEntry } from '../../side-effects/idempotency-storage';
 import type { SqliteRowMode, SqliteStatement } from '../sqlite/driver';
 import { checkId, guard } from '../snapshot-rows';
 
