@@ -16,7 +16,7 @@ import {
 import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
 import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from '../schema/class-schema';
-import type { JsonSchema, ToolDefinition } from '../schema/json-schema';
+import type { JsonSchema, ToolDefinition } from '../metadata/json-schema';
 import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { checkKeys, parseArguments, DEFAULT_LIMITS, LARGE_TEXT, type ArgumentLimits } from '../validation/arguments';

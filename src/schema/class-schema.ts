@@ -11,7 +11,7 @@ import {
   type ValidationMetadata,
 } from '../metadata/metadata';
 import type { ClassType, ParamMetadata } from '../metadata/types';
-import type { JsonSchema, JsonSchemaType } from './json-schema';
+import type { JsonSchema, JsonSchemaType } from '../metadata/json-schema';
 
 /**
  * Turns an input (or output) class into two JSON Schemas built side by side:

@@ -1,5 +1,5 @@
 import { ToolDefinitionError } from '../errors/errors';
-import type { JsonSchema, JsonSchemaType, ToolDefinition } from './json-schema';
+import type { JsonSchema, JsonSchemaType, ToolDefinition } from '../metadata/json-schema';
 
 /**
  * One `ToolDefinition`, exported in each provider's tool format. Pure functions: the input is never

@@ -6,7 +6,7 @@ import { maxLength, minLength } from 'class-validator';
 import { fieldShape, type FieldError } from '../errors/errors';
 import { enumerated, scalarText } from './arguments';
 import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../metadata/json-schema';
 
 import { ValidationUtils } from '../metadata/private-apis'; // class-validator's own message templating
 
