@@ -15,13 +15,15 @@ import {
 } from '../errors/errors';
 import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../metadata/types';
-import { buildClassPlan, compileHydrator, ConstraintTable, type ClassPlan } from '../schema/class-schema';
+import { buildClassPlan, type ClassPlan } from '../schema/class-schema';
+import { ConstraintTable } from '../schema/constraint-table';
 import type { JsonSchema, ToolDefinition } from '../metadata/json-schema';
 import { AgentContext, type ToolCallInfo, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';
 import { checkKeys, parseArguments, DEFAULT_LIMITS, LARGE_TEXT, type ArgumentLimits } from '../validation/arguments';
 import { createClassAjv, createJsonSchemaAjv, type ClassValidation, type FieldErrorList } from '../validation/ajv';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
+import { compileHydrator } from '../validation/hydrator';
 import type { TracingOptions } from '../tracing/options';
 import { activeTracer, traceToolCall } from '../tracing/tracing';
 import { Cancellation, onAbort as onAbortOf, RUN_CANCELLATION, type CancelSource } from './cancellation';

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { maxLength, minLength } from 'class-validator';
 import { fieldShape, type FieldError } from '../errors/errors';
 import { enumerated, scalarText } from './arguments';
-import type { ConstraintRef, ConstraintTable } from '../schema/class-schema';
+import type { ConstraintRef, ConstraintTable } from '../schema/constraint-table';
 import type { JsonSchema } from '../metadata/json-schema';
 
 import { ValidationUtils } from '../metadata/private-apis'; // class-validator's own message templating
