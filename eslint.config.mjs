@@ -33,7 +33,7 @@ export default tseslint.config(
   layering,
   {
     // The compiled argument hydrator is generated code by design (one Function per input class, built once).
-    files: ['src/schema/class-schema.ts'],
+    files: ['src/validation/hydrator.ts'],
     rules: { '@typescript-eslint/no-implied-eval': 'off' },
   },
   {

@@ -13,7 +13,7 @@ export type { AuthorizePolicy } from './registry/policy';
 export type { CallCheck } from './registry/tool-registry';
 export type { ContainerLike } from './container/container';
 export { typediContainer, fromTypedi } from './container/container';
-export type { JsonSchema, JsonSchemaType, ToolDefinition } from './schema/json-schema';
+export type { JsonSchema, JsonSchemaType, ToolDefinition } from './metadata/json-schema';
 export type { ArgumentLimits } from './validation/arguments';
 
 // Session state and memory

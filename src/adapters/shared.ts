@@ -1,7 +1,7 @@
 import type { ApprovalDecision } from '../agent/agent';
 import { encodeToolError, ToolwrightConfigError, ToolwrightError } from '../errors/errors';
 import type { CallOptions, ToolRegistry } from '../registry/tool-registry';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import type { AgentContext } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
 

@@ -1,6 +1,6 @@
 import { ToolwrightConfigError } from '../errors/errors';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import type { AgentContext } from '../session/agent-context';
 import { editDistance, fuzzyDistance, lowerBound } from '../session/memory-search';
 

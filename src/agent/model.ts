@@ -1,5 +1,5 @@
 import type { Message, ToolCall } from '../session/message';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 
 export interface ModelRequest {
   /** The agent's instructions (system prompt). */

@@ -4,7 +4,7 @@ import type { ContainerLike } from '../container/container';
 import type { ToolwrightError } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
 import type { ToolRegistry } from '../registry/tool-registry';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import type { ToolCall } from '../session/message';
 import type { SessionStore } from '../stores/store';
 import type { TracingOptions } from '../tracing/options';

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ToolInputError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import type { ToolRegistry } from '../registry/tool-registry';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import { toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
 import { AgentMemory } from '../session/agent-memory';

@@ -1,4 +1,4 @@
-import type { JsonSchema, JsonSchemaType } from '../schema/json-schema';
+import type { JsonSchema, JsonSchemaType } from './json-schema';
 import type { AgentContext } from '../session/agent-context';
 
 /** A class that can be constructed (the input, output and tool classes). */

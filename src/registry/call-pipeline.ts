@@ -1,9 +1,12 @@
 import { ToolDefinitionError, ToolInputError, ToolOutputError, ToolwrightError } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
-import { buildClassPlan, compileHydrator, type ClassPlan, type ConstraintTable } from '../schema/class-schema';
-import type { JsonSchema } from '../schema/json-schema';
+import { buildClassPlan, type ClassPlan } from '../schema/class-schema';
+import type { ConstraintTable } from '../schema/constraint-table';
+import { compileHydrator } from '../validation/hydrator';
+import type { JsonSchema } from '../metadata/json-schema';
 import { checkKeys, parseArguments, LARGE_TEXT, type ArgumentLimits } from '../validation/arguments';
-import type { ClassValidation, createClassAjv, FieldErrorList } from '../validation/ajv';
+import type { ClassValidation, createClassAjv } from '../validation/ajv';
+import type { FieldErrorList } from '../validation/field-errors';
 import { compileResidual, type ResidualValidation } from '../validation/class-validator';
 import { isPromise, then } from './maybe-promise';
 

@@ -1,5 +1,5 @@
 import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../metadata/types';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import type { ParseInput, SerializeOutput } from './call-pipeline';
 import type { ResolvedTool } from './tool.interface';
 

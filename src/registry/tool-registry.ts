@@ -1,7 +1,7 @@
 import { typediContainer, type ContainerLike } from '../container/container';
 import { ApprovalRequiredError, ToolInputError, ToolNotFoundError } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import type { AgentContext } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
 import { DEFAULT_LIMITS, type ArgumentLimits } from '../validation/arguments';

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../schema/json-schema';
+import type { ToolDefinition } from '../metadata/json-schema';
 import type { AgentContext } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
 

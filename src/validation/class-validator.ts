@@ -2,7 +2,7 @@ import { MetadataStorage, type ValidationError } from 'class-validator';
 import type { FieldError } from '../errors/errors';
 import { createValidationExecutor, getPropertyTransform, getValidatorConstraints, type ValidationMetadata } from '../metadata/metadata';
 import type { ClassType } from '../metadata/types';
-import type { FieldErrorList } from './ajv';
+import type { FieldErrorList } from './field-errors';
 
 /** Runs class-validator on an instance: the errors, synchronously unless a constraint is async. */
 export type ResidualValidation = (instance: object) => FieldErrorList | Promise<FieldErrorList>;

@@ -2,7 +2,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { ToolDefinitionError } from '../../src/errors/errors';
-import type { JsonSchema, ToolDefinition } from '../../src/schema/json-schema';
+import type { JsonSchema, ToolDefinition } from '../../src/metadata/json-schema';
 import {
   OPENAI_STRICT_LIMITS,
   nullsToAbsent,

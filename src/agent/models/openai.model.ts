@@ -13,7 +13,7 @@ import { linkedAbort, streamCut, throwIfAborted, toModelError, toStreamError } f
 import { maxEventBytes, readSseEvents, type SseEvent } from './sse-events';
 import { MAX_STREAM_INDEX, wrongShape } from './stream-shape';
 import { requirePeer } from '../../errors/optional-peer';
-import type { JsonSchema } from '../../schema/json-schema';
+import type { JsonSchema } from '../../metadata/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from '../json-schema';
+import type { JsonSchema, ToolDefinition } from '../../metadata/json-schema';
 import { recursiveRef, resolveLocalRef } from './refs';
 import {
   asObjectSchema,

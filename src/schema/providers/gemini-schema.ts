@@ -1,4 +1,4 @@
-import type { JsonSchema, JsonSchemaType } from '../json-schema';
+import type { JsonSchema, JsonSchemaType } from '../../metadata/json-schema';
 import { resolveLocalRef } from './refs';
 import { mergeAllOf, notNote, setOwn, withNotes } from './schema-helpers';
 

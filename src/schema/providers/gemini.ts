@@ -1,5 +1,5 @@
 import { ToolDefinitionError } from '../../errors/errors';
-import type { ToolDefinition } from '../json-schema';
+import type { ToolDefinition } from '../../metadata/json-schema';
 import { NotGeminiRepresentable, toGeminiSchema, type GeminiSchema } from './gemini-schema';
 import { clone } from './schema-helpers';
 

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from '../json-schema';
+import type { JsonSchema, ToolDefinition } from '../../metadata/json-schema';
 import { asObjectSchema, isObjectSchema } from './schema-helpers';
 
 /** One `ToolDefinition` in MCP's tool format. */

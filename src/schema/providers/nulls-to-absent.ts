@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../json-schema';
+import type { JsonSchema } from '../../metadata/json-schema';
 import { acceptsNull, isArraySchema, isObjectSchema, isPlainObject, mergeAllOf, setOwn } from './schema-helpers';
 
 /**

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../json-schema';
+import type { JsonSchema } from '../../metadata/json-schema';
 import { NotStrictRepresentable } from './strict';
 
 /**
@@ -30,7 +30,9 @@ export function checkOpenAILimits(root: JsonSchema): void {
   countSchema(root, 0, tally);
   const limits = OPENAI_STRICT_LIMITS;
   if (tally.depth > limits.maxNestingLevels) {
-    throw new NotStrictRepresentable(`${tally.depth} levels of object nesting; OpenAI strict mode allows at most ${limits.maxNestingLevels}`);
+    throw new NotStrictRepresentable(
+      `${tally.depth} levels of object nesting; OpenAI strict mode allows at most ${limits.maxNestingLevels}`,
+    );
   }
   if (tally.properties > limits.maxProperties) {
     throw new NotStrictRepresentable(`${tally.properties} properties; OpenAI strict mode allows at most ${limits.maxProperties}`);

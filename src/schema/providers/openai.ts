@@ -1,4 +1,4 @@
-import type { JsonSchema, JsonSchemaType, ToolDefinition } from '../json-schema';
+import type { JsonSchema, JsonSchemaType, ToolDefinition } from '../../metadata/json-schema';
 import { checkOpenAILimits } from './openai-limits';
 import {
   acceptsNull,

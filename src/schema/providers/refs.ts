@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../json-schema';
+import type { JsonSchema } from '../../metadata/json-schema';
 
 /** Local `$ref`s (`#/$defs/…`, `#/definitions/…`): resolving them and finding recursive ones. */
 

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../json-schema';
+import type { JsonSchema } from '../../metadata/json-schema';
 
 /**
  * Generic JSON Schema helpers the provider formats share. Pure: inputs are never mutated.

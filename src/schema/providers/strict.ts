@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../json-schema';
+import type { JsonSchema } from '../../metadata/json-schema';
 
 /** What the strict modes (OpenAI Structured Outputs, Anthropic strict tool use) share. */
 

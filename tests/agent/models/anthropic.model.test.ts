@@ -1,6 +1,6 @@
 import { ModelError } from '../../../src/errors/errors';
 import { AnthropicModel } from '../../../src/agent/models/anthropic.model';
-import type { ToolDefinition } from '../../../src/schema/json-schema';
+import type { ToolDefinition } from '../../../src/metadata/json-schema';
 import fc from 'fast-check';
 import { anthropicStream, json, readStream, splitEvery, sse, useWireServer, watchClose } from '../../support/wire-server';
 

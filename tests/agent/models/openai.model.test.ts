@@ -1,6 +1,6 @@
 import { ModelError } from '../../../src/errors/errors';
 import { OpenAIChatModel } from '../../../src/agent/models/openai.model';
-import type { ToolDefinition } from '../../../src/schema/json-schema';
+import type { ToolDefinition } from '../../../src/metadata/json-schema';
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { json, openAIStream, readStream, splitEvery, sse, useWireServer, watchClose } from '../../support/wire-server';

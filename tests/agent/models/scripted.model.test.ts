@@ -3,7 +3,7 @@ import { ScriptedModel } from '../../../src/agent/models/scripted.model';
 import fc from 'fast-check';
 import type { ModelRequest, ModelStreamPart } from '../../../src/agent/model';
 import type { Message } from '../../../src/session/message';
-import type { ToolDefinition } from '../../../src/schema/json-schema';
+import type { ToolDefinition } from '../../../src/metadata/json-schema';
 
 const tool: ToolDefinition = {
   name: 'get_order',
