@@ -14,7 +14,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IsNumber, IsOptional, IsString, Min, MinLength } from 'class-validator';
-import { Agent, InMemoryStore, Param, Tool, ToolRegistry, type Model, type ModelResponse, type ToolInterface } from 'toolwright';
+import { Agent, InMemoryStore, Param, Tool, ToolRegistry, type Model, type ToolInterface } from 'toolwright';
+import { type ModelResponse } from '../src/agent/models';
 import { z } from 'zod';
 
 // --- the shared workload ---------------------------------------------------------------------

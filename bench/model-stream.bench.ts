@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AnthropicModel, OpenAIChatModel, ScriptedModel, type Model, type ModelRequest } from 'toolwright';
+import { AnthropicModel, OpenAIChatModel, ScriptedModel, type Model } from 'toolwright';
+import { type ModelRequest } from '../src/agent/models';
 import { anthropicStream, openAIStream, sseText } from '../tests/support/wire-server';
 
 const option = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);

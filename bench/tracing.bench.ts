@@ -10,7 +10,8 @@ import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
 import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { activeTracer } from '../src/tracing/tracing';
-import { Agent, AgentContext, AgentMemory, InMemoryStore, ToolRegistry, type Model, type ModelResponse } from '../src';
+import { Agent, AgentContext, AgentMemory, InMemoryStore, ToolRegistry, type Model } from '../src';
+import { type ModelResponse } from '../src/agent/models';
 import { AddTool } from './support/add-tool';
 
 type Call = (name: string, args: string, context: AgentContext, memory: AgentMemory) => Promise<string>;

@@ -1,115 +1,62 @@
-/** toolwright's public API: an explicit list. */
+/**
+ * toolwright's front door, an explicit list: what a user writing tools or running an agent imports.
+ * What only an integrator needs lives on subpaths: `toolwright/stores` (snapshot and change types,
+ * channels, claims, client types), `toolwright/models` (the Model interface's request and response
+ * types), `toolwright/providers` (provider tool formats), `toolwright/agent` (hook, event and
+ * stored-run types), `toolwright/mcp`, `toolwright/ai-sdk-ui`, `toolwright/adapters/*`.
+ */
 import 'reflect-metadata';
 
-// Tools
+// Tools and the registry
 export { Tool } from './decorators/tool.decorator';
 export { Param } from './decorators/param.decorator';
 export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassType } from './metadata/types';
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolRegistry } from './registry/tool-registry';
-export type { ToolRegistryOptions, CallOptions, RegisteredTool } from './registry/tool-registry';
-export type { TracingOptions } from './tracing/options';
+export type { ToolRegistryOptions, CallOptions, RegisteredTool, CallCheck } from './registry/tool-registry';
 export type { AuthorizePolicy } from './registry/policy';
-export type { CallCheck } from './registry/tool-registry';
+export type { TracingOptions } from './tracing/options';
 export type { ContainerLike } from './container/container';
 export { typediContainer, fromTypedi } from './container/container';
-export type { JsonSchema, JsonSchemaType, ToolDefinition } from './metadata/json-schema';
-export type { ArgumentLimits } from './validation/arguments';
+export type { JsonSchema, ToolDefinition } from './metadata/json-schema';
 
 // Session state and memory
 export { AgentContext } from './session/agent-context';
 export type { AgentContextInit, ToolCallInfo, ToolProgress } from './session/agent-context';
-export { AgentMemory, MemoryNotLoadedError } from './session/agent-memory';
+export { AgentMemory } from './session/agent-memory';
 export type { AgentMemoryInit, MemorySearchResult } from './session/agent-memory';
-export type { MemoryIndex } from './session/memory-search';
 export type { Message, ToolCall } from './session/message';
-export type {
-  SessionKey,
-  MemoryKey,
-  SessionSnapshot,
-  SessionChanges,
-  MemorySnapshot,
-  MemoryChanges,
-  MemoryEntry,
-  MemoryEntryType,
-} from './session/snapshots';
 
 // Stores
-export type { SessionStore, LoadSessionOptions, StoreChannels } from './stores/store';
+export type { SessionStore } from './stores/store';
 export { InMemoryStore } from './stores/in-memory.store';
 export { SqliteStore, type SqliteStoreOptions } from './stores/sqlite.store';
-export type { SqliteDriverName } from './stores/sqlite/driver';
-export { defaultSqliteDriver } from './stores/sqlite/open-driver';
-export { RedisStore, type RedisStoreOptions, type RedisClientLike } from './stores/redis.store';
-export { PostgresStore, type PostgresStoreOptions, type PgPoolLike } from './stores/postgres.store';
+export { RedisStore, type RedisStoreOptions } from './stores/redis.store';
+export { PostgresStore, type PostgresStoreOptions } from './stores/postgres.store';
 
 // Models
-export type { Model, ModelRequest, ModelResponse, ModelStreamPart, ModelUsage } from './agent/model';
+export type { Model } from './agent/model';
 export { ScriptedModel, OpenAIChatModel, AnthropicModel } from './agent/models';
-export type {
-  ScriptedStep,
-  ScriptedStepFn,
-  ScriptedToolCall,
-  ScriptFn,
-  OpenAIChatModelOptions,
-  AnthropicModelOptions,
-  OpenAIClientLike,
-  AnthropicClientLike,
-} from './agent/models';
+export type { ScriptedStep, OpenAIChatModelOptions, AnthropicModelOptions } from './agent/models';
 
-// Agent runner
+// The agent runner
 export { Agent } from './agent/agent';
 export type {
   AgentOptions,
   RunOptions,
+  ResumeOptions,
   RunResult,
   ToolCallRecord,
   PendingApproval,
   ApprovalDecision,
-  ErrorBoundary,
   ErrorPolicy,
   AgentHooks,
-  ToolCallEvent,
-  BeforeToolCallDecision,
-  RunStartEvent,
-  RunEndEvent,
-  ResumeOptions,
-  Approver,
-  ApprovalRecord,
-  StepResult,
-  RepairEvent,
-  RepairedCall,
 } from './agent/types';
-export type { AgentEvent, AgentEventType } from './agent/events';
-export type { StoredConversation, StoredRun, RunLogEntry, StoredDecision } from './agent/run-state';
-export { ToolCatalog } from './agent/catalog';
-export type { CatalogOptions, CatalogSelection } from './agent/catalog';
-export {
-  AgentRunError,
-  RetryBudgetExceededError,
-  MaxTurnsExceededError,
-  ToolCallFailedError,
-  RunAbortedError,
-  RunNotFoundError,
-  RunPausedError,
-  ApprovalDecisionError,
-  ApprovalAlreadyDecidedError,
-  ModelCallFailedError,
-  RunClaimedError,
-  StepClaimedError,
-} from './agent/errors';
+export type { AgentEvent } from './agent/events';
+export { ToolCatalog, type CatalogOptions } from './agent/catalog';
 
 // Side effects
-export { IdempotencyLedger, IdempotencyConflictError, IdempotencyInProgressError, payloadFingerprint } from './side-effects/idempotency';
-export { MemoryIdempotencyClaims } from './side-effects/claims';
-export { IdempotencyPayloadError } from './side-effects/canonical-json';
-export type { IdempotencyEntry, IdempotencyLedgerOptions, IdempotencyStorage, IdempotentOutcome } from './side-effects/idempotency';
-export type { IdempotencyClaim, IdempotencyClaims } from './side-effects/claims';
-
-// Provider tool formats
-export { toOpenAITool, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, nullsToAbsent } from './schema/providers';
-export type { OpenAITool, AnthropicTool, GeminiFunctionDeclaration, GeminiSchema, McpTool } from './schema/providers';
-export { OPENAI_STRICT_LIMITS, type StrictOptions } from './schema/providers';
+export { IdempotencyLedger, type IdempotencyLedgerOptions, type IdempotentOutcome, payloadFingerprint } from './side-effects/idempotency';
 
 // Errors
 export {
@@ -131,5 +78,22 @@ export {
   ToolwrightConfigError,
   encodeToolError,
 } from './errors/errors';
-export { SessionForbiddenError } from './errors/session-forbidden';
 export type { FieldError, ErrorCode } from './errors/errors';
+export { SessionForbiddenError } from './errors/session-forbidden';
+export { MemoryNotLoadedError } from './session/agent-memory';
+export {
+  AgentRunError,
+  RetryBudgetExceededError,
+  MaxTurnsExceededError,
+  ToolCallFailedError,
+  RunAbortedError,
+  RunNotFoundError,
+  RunPausedError,
+  ApprovalDecisionError,
+  ApprovalAlreadyDecidedError,
+  ModelCallFailedError,
+  RunClaimedError,
+  StepClaimedError,
+} from './agent/errors';
+export { IdempotencyConflictError, IdempotencyInProgressError } from './side-effects/idempotency';
+export { IdempotencyPayloadError } from './side-effects/canonical-json';

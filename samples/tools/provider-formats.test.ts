@@ -1,4 +1,4 @@
-import { toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from 'toolwright';
+import { toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from '../../src/schema/providers';
 import { createSupportApp } from './app';
 
 /**

@@ -1,22 +1,6 @@
 import { IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
-import {
-  Agent,
-  AgentContext,
-  InMemoryStore,
-  MaxTurnsExceededError,
-  Param,
-  RetryBudgetExceededError,
-  RunAbortedError,
-  ScriptedModel,
-  SessionForbiddenError,
-  Tool,
-  ToolCallFailedError,
-  type AgentHooks,
-  type Message,
-  type RunEndEvent,
-  type RunStartEvent,
-  type ToolInterface,
-} from 'toolwright';
+import { Agent, AgentContext, InMemoryStore, MaxTurnsExceededError, Param, RetryBudgetExceededError, RunAbortedError, ScriptedModel, SessionForbiddenError, Tool, ToolCallFailedError, type AgentHooks, type Message, type ToolInterface } from 'toolwright';
+import { type RunEndEvent, type RunStartEvent } from '../../src/agent';
 
 class OrderIdInput {
   @Param({ description: 'Order id' }) @IsString() @MinLength(1) order_id!: string;

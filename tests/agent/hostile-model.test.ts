@@ -3,26 +3,8 @@
  * (ModelRetry, stopWhen, tool-call repair). Store-independent runner logic, on the in-memory store.
  */
 import { IsNumber, IsString, Min, MinLength } from 'class-validator';
-import {
-  Agent,
-  AgentContext,
-  AgentMemory,
-  AgentRunError,
-  ApprovalDecisionError,
-  InMemoryStore,
-  ModelCallFailedError,
-  ModelError,
-  ModelRetryError,
-  Param,
-  RetryBudgetExceededError,
-  ScriptedModel,
-  Tool,
-  ToolRegistry,
-  type AgentHooks,
-  type Message,
-  type ToolCallEvent,
-  type ToolInterface,
-} from 'toolwright';
+import { Agent, AgentContext, AgentMemory, AgentRunError, ApprovalDecisionError, InMemoryStore, ModelCallFailedError, ModelError, ModelRetryError, Param, RetryBudgetExceededError, ScriptedModel, Tool, ToolRegistry, type AgentHooks, type Message, type ToolInterface } from 'toolwright';
+import { type ToolCallEvent } from '../../src/agent';
 
 class Ledger {
   readonly refunds: Array<{ order: string; amount: number }> = [];
@@ -342,7 +324,7 @@ describe('what the peers have', () => {
   it('repairs a misspelled tool name before anything is decided; a repaired call still needs approval', async () => {
     const store = new InMemoryStore();
     const repaired: string[] = [];
-    const repairToolCall = ({ call, error, tools }: import('toolwright').RepairEvent) => {
+    const repairToolCall = ({ call, error, tools }: import('../../src/agent').RepairEvent) => {
       repaired.push(`${call.name}:${error.code}`);
       const near = tools.find((t) => t.name.replace(/_/g, '') === call.name.replace(/_/g, '') || t.name.startsWith(call.name.slice(0, 4)));
       return near ? { name: near.name, arguments: call.arguments } : undefined;

@@ -1,18 +1,6 @@
 import { IsString, MinLength } from 'class-validator';
-import {
-  Agent,
-  AgentContext,
-  AgentMemory,
-  InMemoryStore,
-  MemoryNotLoadedError,
-  Param,
-  ScriptedModel,
-  Tool,
-  ToolCallFailedError,
-  type MemoryKey,
-  type MemorySnapshot,
-  type ToolInterface,
-} from 'toolwright';
+import { Agent, AgentContext, AgentMemory, InMemoryStore, MemoryNotLoadedError, Param, ScriptedModel, Tool, ToolCallFailedError, type ToolInterface } from 'toolwright';
+import { type MemoryKey, type MemorySnapshot } from '../../src/stores';
 
 class TextInput {
   @Param({ description: 'Text' }) @IsString() @MinLength(1) text!: string;

@@ -8,21 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
-import {
-  Agent,
-  defaultSqliteDriver,
-  Param,
-  ScriptedModel,
-  SqliteStore,
-  StepClaimedError,
-  StoreUnavailableError,
-  Tool,
-  type AgentContext,
-  type IdempotencyClaims,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-} from 'toolwright';
+import { Agent, Param, ScriptedModel, SqliteStore, StepClaimedError, StoreUnavailableError, Tool, type AgentContext, type Model } from 'toolwright';
+import { defaultSqliteDriver, type IdempotencyClaims } from '../../src/stores';
+import { type ModelRequest, type ModelResponse } from '../../src/agent/models';
 import { failingSaves } from '../support/failing-saves';
 import { openRaw } from '../support/sqlite-drivers';
 

@@ -1,15 +1,6 @@
 import { IsString } from 'class-validator';
-import {
-  Agent,
-  InMemoryStore,
-  Param,
-  RedisStore,
-  ScriptedModel,
-  StoreUnavailableError,
-  Tool,
-  type SessionChanges,
-  type SessionKey,
-} from 'toolwright';
+import { Agent, InMemoryStore, Param, RedisStore, ScriptedModel, StoreUnavailableError, Tool } from 'toolwright';
+import { type SessionChanges, type SessionKey } from '../../src/stores';
 import { freePort } from '../support/servers';
 
 class NoteInput {

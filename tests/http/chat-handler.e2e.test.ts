@@ -4,17 +4,8 @@
  * `useChat` front end drives it: send, see the approval request, approve or deny, see the result.
  */
 import { IsString, MinLength } from 'class-validator';
-import {
-  Agent,
-  AgentContext,
-  InMemoryStore,
-  Param,
-  ScriptedModel,
-  Tool,
-  type ModelRequest,
-  type ScriptedStep,
-  type ToolInterface,
-} from 'toolwright';
+import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, Tool, type ScriptedStep, type ToolInterface } from 'toolwright';
+import { type ModelRequest } from '../../src/agent/models';
 import type { UIMessage } from 'ai';
 import { createChatHandler } from '../../src/http';
 import { listen, TestChat } from '../support/ui-chat';

@@ -6,7 +6,9 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { Agent, InMemoryStore, RunAbortedError, type Model, type ModelResponse, type ModelStreamPart, type RunEndEvent } from 'toolwright';
+import { Agent, InMemoryStore, RunAbortedError, type Model } from 'toolwright';
+import { type ModelResponse, type ModelStreamPart } from '../../src/agent/models';
+import { type RunEndEvent } from '../../src/agent';
 import { STREAM_HIGH_WATER } from '../../src/agent/event-stream';
 import { ClientTooSlowError, createChatHandler, type ChatHandlerOptions } from '../../src/http';
 

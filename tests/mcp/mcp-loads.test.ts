@@ -2,20 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { IsString } from 'class-validator';
-import {
-  AgentMemory,
-  InMemoryStore,
-  Param,
-  Tool,
-  ToolRegistry,
-  type AgentContext,
-  type LoadSessionOptions,
-  type MemoryKey,
-  type MemorySnapshot,
-  type SessionKey,
-  type SessionSnapshot,
-  type ToolInterface,
-} from '../../src';
+import { AgentMemory, InMemoryStore, Param, Tool, ToolRegistry, type AgentContext, type ToolInterface } from '../../src';
+import { type LoadSessionOptions, type MemoryKey, type MemorySnapshot, type SessionKey, type SessionSnapshot } from '../../src/stores';
 import { createMcpServer } from '../../src/mcp';
 
 class TextInput {

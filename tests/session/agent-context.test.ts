@@ -1,4 +1,5 @@
-import { AgentContext, InvalidIdError, type Message, type SessionSnapshot } from 'toolwright';
+import { AgentContext, InvalidIdError, type Message } from 'toolwright';
+import { type SessionSnapshot } from '../../src/stores';
 import { isEmptySessionChanges } from '../../src/session/snapshots';
 
 const user = (content: string): Message => ({ role: 'user', content });

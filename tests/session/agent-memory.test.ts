@@ -1,4 +1,5 @@
-import { AgentMemory, type MemoryEntry } from 'toolwright';
+import { AgentMemory } from 'toolwright';
+import { type MemoryEntry } from '../../src/stores';
 import { isEmptyMemoryChanges } from '../../src/session/snapshots';
 
 const newMemory = (userId = 'u-1') => new AgentMemory({ agentName: 'support', userId, tenantId: 't-1' });

@@ -1,4 +1,5 @@
-import type { MemoryEntry, MemorySnapshot, Message, SessionChanges, SessionSnapshot } from 'toolwright';
+import type { Message } from 'toolwright';
+import type { MemoryEntry, MemorySnapshot, SessionChanges, SessionSnapshot } from '../../src/stores';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from '../../src/stores/apply-changes';
 
 const user = (content: string): Message => ({ role: 'user', content });

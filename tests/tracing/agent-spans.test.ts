@@ -7,18 +7,8 @@ import 'reflect-metadata';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { IsString, MinLength } from 'class-validator';
-import {
-  Agent,
-  InMemoryStore,
-  ModelError,
-  Param,
-  ScriptedModel,
-  Tool,
-  ToolwrightError,
-  type Model,
-  type ModelRequest,
-  type ModelStreamPart,
-} from 'toolwright';
+import { Agent, InMemoryStore, ModelError, Param, ScriptedModel, Tool, ToolwrightError, type Model } from 'toolwright';
+import { type ModelRequest, type ModelStreamPart } from '../../src/agent/models';
 import { parentOf, startTracing } from '../support/tracing';
 
 class LookupInput {

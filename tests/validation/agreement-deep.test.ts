@@ -27,19 +27,8 @@ import {
   type ValidationError,
 } from 'class-validator';
 import { Exclude, Expose, plainToInstance, Transform, Type } from 'class-transformer';
-import {
-  nullsToAbsent,
-  Param,
-  Tool,
-  toAnthropicTool,
-  toGeminiFunctionDeclaration,
-  toMcpTool,
-  toOpenAITool,
-  ToolInputError,
-  ToolRegistry,
-  type ClassType,
-  type ParamOptions,
-} from 'toolwright';
+import { Param, Tool, ToolInputError, ToolRegistry, type ClassType, type ParamOptions } from 'toolwright';
+import { nullsToAbsent, toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from '../../src/schema/providers';
 import { c, Color, NUMBER, NUMBERS, small, STRING, STRINGS, type Decorated } from '../support/constraint-pools';
 
 /*

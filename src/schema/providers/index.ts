@@ -1,6 +1,6 @@
 /**
- * One `ToolDefinition`, exported in each provider's tool format. Pure functions: the input is never
- * mutated and every result is a fresh copy, so callers may freeze or cache definitions freely.
+ * `toolwright/providers`: one `ToolDefinition` in each provider's tool format. Pure functions: the input
+ * is never mutated and every result is a fresh copy, so callers may freeze or cache definitions freely.
  */
 
 export { toOpenAITool, type OpenAITool } from './openai';
@@ -11,3 +11,4 @@ export type { GeminiSchema } from './gemini-schema';
 export { toMcpTool, type McpTool } from './mcp';
 export { nullsToAbsent } from './nulls-to-absent';
 export type { StrictOptions } from './strict';
+export type { JsonSchema, JsonSchemaType, ToolDefinition } from '../../metadata/json-schema';
