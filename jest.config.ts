@@ -7,7 +7,7 @@ const base = {
   roots: ['<rootDir>/tests', '<rootDir>/samples'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts', '^toolwright/ai-sdk-ui$': '<rootDir>/src/http/index.ts' },
+  moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts', '^toolwright/ai-sdk-ui$': '<rootDir>/src/ai-sdk-ui/index.ts' },
   setupFiles: ['reflect-metadata'],
 } satisfies Project;
 

@@ -8,7 +8,7 @@
  */
 import type { AgentEvent } from '../src/agent/events';
 import type { RunResult, ToolCallRecord } from '../src/agent/agent';
-import { toServerSentEvents, toUIMessageStream } from '../src/http/ui-message-stream';
+import { toServerSentEvents, toUIMessageStream } from '../src/ai-sdk-ui/ui-message-stream';
 
 const rounds = Number(process.argv[2] ?? 9);
 const runs = Number(process.argv[3] ?? 2000);

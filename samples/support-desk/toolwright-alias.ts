@@ -9,7 +9,7 @@ import * as path from 'node:path';
 const src = path.resolve(__dirname, '..', '..', 'src');
 const entries: Record<string, string> = {
   toolwright: path.join(src, 'index.ts'),
-  'toolwright/ai-sdk-ui': path.join(src, 'http', 'index.ts'),
+  'toolwright/ai-sdk-ui': path.join(src, 'ai-sdk-ui', 'index.ts'),
 };
 const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = loader._resolveFilename;

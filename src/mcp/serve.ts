@@ -11,7 +11,7 @@ import type { SessionKey, SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { createMcpServer, IDENTITY_KEY, mcpStoreKeys, type McpIdentity, type McpServerOptions } from './mcp-server';
-import { BodyTooLarge, readBody } from '../http/body';
+import { BodyTooLarge, readBody } from '../request-body/read-body';
 import { invalidMessage, StdioLineTransport } from './stdio';
 import {
   STORE_RETRY_AFTER_SECONDS,

@@ -118,7 +118,7 @@ describe('packaging: optional integrations stay out of the core', () => {
     ]);
     // The chat endpoint speaks the AI SDK's wire format without loading the SDK.
     expect(
-      [...reachablePackages(join(ROOT, 'src/http/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p) || LAZY_PEERS.includes(p)),
+      [...reachablePackages(join(ROOT, 'src/ai-sdk-ui/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p) || LAZY_PEERS.includes(p)),
     ).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChatHandler } from '../../src/http';
+import type { ChatHandler } from '../../src/ai-sdk-ui';
 
 /** The sample's chat client (samples/chat-desk/chat-client.ts): one copy of what `useChat` does. */
 export { ChatClient as TestChat, restoreChat } from '../../samples/chat-desk/chat-client';

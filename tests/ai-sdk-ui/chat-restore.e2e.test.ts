@@ -9,8 +9,8 @@ import { IsString, MinLength } from 'class-validator';
 import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, StoreUnavailableError, Tool, type ScriptedStep, type ToolInterface } from 'toolwright';
 import { type ModelRequest } from '../../src/agent/models';
 import type { UIMessage } from 'ai';
-import { createChatHandler } from '../../src/http';
-import { PAUSED_MESSAGE } from '../../src/http/chat-handler';
+import { createChatHandler } from '../../src/ai-sdk-ui';
+import { PAUSED_MESSAGE } from '../../src/ai-sdk-ui/chat-handler';
 import { listen, restoreChat, TestChat } from '../support/ui-chat';
 
 class OrderInput {

@@ -8,7 +8,7 @@ import type { ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunR
 import { ModelCallFailedError } from '../../src/agent/errors';
 import { SessionForbiddenError } from '../../src/errors/session-forbidden';
 import type { AgentEvent } from '../../src/agent/events';
-import { ChatRequestError, createChatHandler, type ChatAgent, type ChatHandlerOptions } from '../../src/http';
+import { ChatRequestError, createChatHandler, type ChatAgent, type ChatHandlerOptions } from '../../src/ai-sdk-ui';
 import { listen, TestChat } from '../support/ui-chat';
 
 const RUN = 'run-1';

@@ -18,7 +18,7 @@ import {
   toServerSentEvents,
   toUIMessageStream,
 } from './ui-message-stream';
-import { BodyTooLarge, readBody } from './body';
+import { BodyTooLarge, readBody } from '../request-body/read-body';
 import { readableResponse, writeNodeResponse } from './response-stream';
 import { toUIMessages, type RestoredUIMessage } from './ui-messages';
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { RunResult, ToolCallRecord } from '../../src/agent/agent';
 import type { AgentEvent } from '../../src/agent/events';
 import { ModelCallFailedError } from '../../src/agent/errors';
-import { toServerSentEvents, toUIMessageStream, UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from '../../src/http';
+import { toServerSentEvents, toUIMessageStream, UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from '../../src/ai-sdk-ui';
 
 /** Compile-time: every chunk toolwright writes is a chunk of the AI SDK's union. */
 const asAiChunk = (chunk: UIMessageChunk): AiChunk => chunk;

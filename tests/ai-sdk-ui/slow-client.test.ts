@@ -10,7 +10,7 @@ import { Agent, InMemoryStore, RunAbortedError, type Model } from 'toolwright';
 import { type ModelResponse, type ModelStreamPart } from '../../src/agent/models';
 import { type RunEndEvent } from '../../src/agent';
 import { STREAM_HIGH_WATER } from '../../src/agent/event-stream';
-import { ClientTooSlowError, createChatHandler, type ChatHandlerOptions } from '../../src/http';
+import { ClientTooSlowError, createChatHandler, type ChatHandlerOptions } from '../../src/ai-sdk-ui';
 
 const PART = 'x'.repeat(64 * 1024);
 const PARTS = 1200; // 75 MiB

@@ -7,7 +7,7 @@ import { IsString, MinLength } from 'class-validator';
 import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, Tool, type ScriptedStep, type ToolInterface } from 'toolwright';
 import { type ModelRequest } from '../../src/agent/models';
 import type { UIMessage } from 'ai';
-import { createChatHandler } from '../../src/http';
+import { createChatHandler } from '../../src/ai-sdk-ui';
 import { listen, TestChat } from '../support/ui-chat';
 
 class OrderInput {
