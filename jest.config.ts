@@ -7,7 +7,15 @@ const base = {
   roots: ['<rootDir>/tests', '<rootDir>/samples'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  moduleNameMapper: { '^toolwright$': '<rootDir>/src/index.ts', '^toolwright/ai-sdk-ui$': '<rootDir>/src/ai-sdk-ui/index.ts' },
+  moduleNameMapper: {
+    '^toolwright$': '<rootDir>/src/index.ts',
+    '^toolwright/mcp$': '<rootDir>/src/mcp/index.ts',
+    '^toolwright/ai-sdk-ui$': '<rootDir>/src/ai-sdk-ui/index.ts',
+    '^toolwright/agent$': '<rootDir>/src/agent/index.ts',
+    '^toolwright/models$': '<rootDir>/src/agent/models/index.ts',
+    '^toolwright/stores$': '<rootDir>/src/stores/index.ts',
+    '^toolwright/providers$': '<rootDir>/src/schema/providers/index.ts',
+  },
   setupFiles: ['reflect-metadata'],
 } satisfies Project;
 
@@ -29,9 +37,13 @@ const config: Config = {
       globals: { PEER_END: 'oldest' },
       testMatch: ['**/tests/adapters/{openai-agents,peer-ends}.test.ts', '**/tests/agent/models/openai.model.test.ts'],
       moduleNameMapper: {
-        ...base.moduleNameMapper,
-        '^openai(/.*)?$': 'openai-v6$1',
-        '^@openai/agents-core(/.*)?$': '@openai/agents-core-v014$1',
+        '^toolwright$': '<rootDir>/src/index.ts',
+        '^toolwright/mcp$': '<rootDir>/src/mcp/index.ts',
+        '^toolwright/ai-sdk-ui$': '<rootDir>/src/ai-sdk-ui/index.ts',
+        '^toolwright/agent$': '<rootDir>/src/agent/index.ts',
+        '^toolwright/models$': '<rootDir>/src/agent/models/index.ts',
+        '^toolwright/stores$': '<rootDir>/src/stores/index.ts',
+        '^toolwright/providers$': '<rootDir>/src/schema/providers/index.ts',
       },
     },
   ],

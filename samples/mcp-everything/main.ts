@@ -1,12 +1,11 @@
 /**
  * npm run mcp:everything -- --port <n>: the MCP conformance suite's "everything" server, as far
  * as toolwright's public API can write it, on Streamable HTTP at http://127.0.0.1:<n>/mcp.
- * An app that installed toolwright imports 'toolwright/mcp' in place of '../../src/mcp'.
  */
 import '../support-desk/toolwright-alias';
 import 'reflect-metadata';
 import { ToolRegistry } from 'toolwright';
-import { serveHttp } from '../../src/mcp';
+import { serveHttp } from 'toolwright/mcp';
 import { EVERYTHING_TOOLS } from './tools';
 
 async function main(): Promise<void> {

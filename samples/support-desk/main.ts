@@ -10,7 +10,7 @@ import './toolwright-alias';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { SqliteStore } from '../../src/stores/sqlite.store';
+import { SqliteStore } from 'toolwright/stores';
 import { streamConversation } from './conversation';
 import { AGENT_NAME, createSupportDesk } from './desk';
 import { selectModel } from './model';

@@ -1,5 +1,5 @@
 import { ScriptedModel, type Message, type ScriptedStep } from 'toolwright';
-import { type ModelRequest } from '../../src/agent/models';
+import type { ModelRequest } from 'toolwright/models';
 
 /** What alice says, one run of the agent per line. */
 export const CONVERSATION: readonly string[] = [

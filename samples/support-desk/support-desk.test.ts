@@ -1,5 +1,5 @@
 import { InMemoryStore, type ScriptedModel, type SessionStore } from 'toolwright';
-import { SqliteStore } from '../../src/stores/sqlite.store';
+import { SqliteStore } from 'toolwright/stores';
 import { formatExchange, runConversation, streamConversation, type Exchange } from './conversation';
 import { AGENT_NAME, createSupportDesk } from './desk';
 import { selectModel } from './model';

@@ -1,5 +1,5 @@
 /**
- * Inside this repository 'toolwright' (and 'toolwright/ai-sdk-ui') is the source tree, not an installed package: map the
+ * Inside this repository 'toolwright' (and each 'toolwright/<subpath>') is the source tree, not an installed package: map the
  * name to src/index.ts (as tsconfig's paths and jest's moduleNameMapper do) before anything
  * imports it. An app that installed toolwright from npm deletes this file and its import.
  */
@@ -9,7 +9,12 @@ import * as path from 'node:path';
 const src = path.resolve(__dirname, '..', '..', 'src');
 const entries: Record<string, string> = {
   toolwright: path.join(src, 'index.ts'),
+  'toolwright/mcp': path.join(src, 'mcp', 'index.ts'),
   'toolwright/ai-sdk-ui': path.join(src, 'ai-sdk-ui', 'index.ts'),
+  'toolwright/agent': path.join(src, 'agent', 'index.ts'),
+  'toolwright/models': path.join(src, 'agent', 'models', 'index.ts'),
+  'toolwright/stores': path.join(src, 'stores', 'index.ts'),
+  'toolwright/providers': path.join(src, 'schema', 'providers', 'index.ts'),
 };
 const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = loader._resolveFilename;

@@ -1,4 +1,4 @@
-import { toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from '../../src/schema/providers';
+import { toAnthropicTool, toGeminiFunctionDeclaration, toMcpTool, toOpenAITool } from 'toolwright/providers';
 import { createSupportApp } from './app';
 
 /**

@@ -77,7 +77,14 @@ import { toAiSdkTools } from 'toolwright/adapters/ai-sdk';
 import { toLangChainTools } from 'toolwright/adapters/langchain';
 import { toOpenAIAgentsTools } from 'toolwright/adapters/openai-agents';
 import { createMcpServer } from 'toolwright/mcp';
+import { Agent, type AgentEvent } from 'toolwright/agent';
+import { ScriptedModel, type ModelRequest } from 'toolwright/models';
+import { toOpenAITool, type OpenAITool } from 'toolwright/providers';
+import { InMemoryStore, type SessionSnapshot } from 'toolwright/stores';
 import { registry, session } from './tool.js';
+
+/** The subpaths' types, as an integrator names them. */
+export type SubpathTypes = [AgentEvent, ModelRequest, OpenAITool, SessionSnapshot];
 
 async function main(): Promise<void> {
   const langchain: StructuredToolInterface[] = toLangChainTools(registry, { session });
@@ -105,6 +112,7 @@ async function main(): Promise<void> {
       agents: agents.map((t) => t.name),
       viaMcp: viaMcp.content,
       unknownTool,
+      subpaths: [typeof Agent, typeof ScriptedModel, typeof toOpenAITool, new InMemoryStore() instanceof InMemoryStore],
     }),
   );
 }
@@ -193,6 +201,7 @@ describe('packed and installed into a new app', () => {
         agents: ['echo'],
         viaMcp: [{ type: 'text', text: JSON.stringify({ text: 'MCP', session: 'mcp-1' }) }],
         unknownTool: 'TOOL_NOT_FOUND',
+        subpaths: ['function', 'function', 'function', true],
       });
     },
     300_000,
