@@ -1,5 +1,20 @@
 import { IsInt, IsOptional, IsString, Min, MinLength } from 'class-validator';
-import { Agent, AgentContext, InMemoryStore, MaxTurnsExceededError, Param, RetryBudgetExceededError, RunAbortedError, ScriptedModel, SessionForbiddenError, Tool, ToolCallFailedError, type AgentHooks, type Message, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  InMemoryStore,
+  MaxTurnsExceededError,
+  Param,
+  RetryBudgetExceededError,
+  RunAbortedError,
+  ScriptedModel,
+  SessionForbiddenError,
+  Tool,
+  ToolCallFailedError,
+  type AgentHooks,
+  type Message,
+  type ToolInterface,
+} from 'toolwright';
 import { type RunEndEvent, type RunStartEvent } from '../../src/agent';
 
 class OrderIdInput {

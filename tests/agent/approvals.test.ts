@@ -2,7 +2,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { IsNumber, IsString, Min, MinLength } from 'class-validator';
-import { Agent, AgentContext, ApprovalAlreadyDecidedError, ApprovalDecisionError, InMemoryStore, Param, RunNotFoundError, RunPausedError, ScriptedModel, SessionForbiddenError, StoreUnavailableError, Tool, ToolRegistry, type Message, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  ApprovalAlreadyDecidedError,
+  ApprovalDecisionError,
+  InMemoryStore,
+  Param,
+  RunNotFoundError,
+  RunPausedError,
+  ScriptedModel,
+  SessionForbiddenError,
+  StoreUnavailableError,
+  Tool,
+  ToolRegistry,
+  type Message,
+  type ToolInterface,
+} from 'toolwright';
 import { type SessionChanges, type SessionKey } from '../../src/stores';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import { Ledger } from '../support/ledger';

@@ -1,5 +1,16 @@
 import { IsString, MinLength } from 'class-validator';
-import { Agent, AgentContext, InMemoryStore, Param, RunAbortedError, ScriptedModel, Tool, type AgentEvent, type Model, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  InMemoryStore,
+  Param,
+  RunAbortedError,
+  ScriptedModel,
+  Tool,
+  type AgentEvent,
+  type Model,
+  type ToolInterface,
+} from 'toolwright';
 import { type ModelResponse, type ModelStreamPart } from '../../src/agent/models';
 import { STREAM_HIGH_WATER } from '../../src/agent/event-stream';
 

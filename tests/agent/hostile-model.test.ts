@@ -3,7 +3,25 @@
  * (ModelRetry, stopWhen, tool-call repair). Store-independent runner logic, on the in-memory store.
  */
 import { IsNumber, IsString, Min, MinLength } from 'class-validator';
-import { Agent, AgentContext, AgentMemory, AgentRunError, ApprovalDecisionError, InMemoryStore, ModelCallFailedError, ModelError, ModelRetryError, Param, RetryBudgetExceededError, ScriptedModel, Tool, ToolRegistry, type AgentHooks, type Message, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  AgentMemory,
+  AgentRunError,
+  ApprovalDecisionError,
+  InMemoryStore,
+  ModelCallFailedError,
+  ModelError,
+  ModelRetryError,
+  Param,
+  RetryBudgetExceededError,
+  ScriptedModel,
+  Tool,
+  ToolRegistry,
+  type AgentHooks,
+  type Message,
+  type ToolInterface,
+} from 'toolwright';
 import { type ToolCallEvent } from '../../src/agent';
 
 class Ledger {

@@ -1,5 +1,16 @@
 import { IsString, MinLength } from 'class-validator';
-import { Agent, AgentContext, AgentMemory, InMemoryStore, MemoryNotLoadedError, Param, ScriptedModel, Tool, ToolCallFailedError, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  AgentMemory,
+  InMemoryStore,
+  MemoryNotLoadedError,
+  Param,
+  ScriptedModel,
+  Tool,
+  ToolCallFailedError,
+  type ToolInterface,
+} from 'toolwright';
 import { type MemoryKey, type MemorySnapshot } from '../../src/stores';
 
 class TextInput {

@@ -1,7 +1,21 @@
 import { getEventListeners } from 'node:events';
 import { IsString, MinLength } from 'class-validator';
 import fc from 'fast-check';
-import { Agent, AgentContext, AgentMemory, InMemoryStore, Param, RunAbortedError, Tool, ToolRegistry, ToolTimeoutError, type AgentEvent, type Message, type Model, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  AgentMemory,
+  InMemoryStore,
+  Param,
+  RunAbortedError,
+  Tool,
+  ToolRegistry,
+  ToolTimeoutError,
+  type AgentEvent,
+  type Message,
+  type Model,
+  type ToolInterface,
+} from 'toolwright';
 import { type ModelRequest, type ModelResponse } from '../../src/agent/models';
 
 /**

@@ -8,7 +8,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
-import { Agent, Param, ScriptedModel, SqliteStore, StepClaimedError, StoreUnavailableError, Tool, type AgentContext, type Model } from 'toolwright';
+import {
+  Agent,
+  Param,
+  ScriptedModel,
+  SqliteStore,
+  StepClaimedError,
+  StoreUnavailableError,
+  Tool,
+  type AgentContext,
+  type Model,
+} from 'toolwright';
 import { defaultSqliteDriver, type IdempotencyClaims } from '../../src/stores';
 import { type ModelRequest, type ModelResponse } from '../../src/agent/models';
 import { failingSaves } from '../support/failing-saves';

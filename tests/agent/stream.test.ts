@@ -4,7 +4,27 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { IsInt, IsString, Min, MinLength } from 'class-validator';
 import fc from 'fast-check';
-import { Agent, AgentContext, InMemoryStore, ModelCallFailedError, ModelError, Param, RunAbortedError, RunPausedError, ScriptedModel, SqliteStore, Tool, ToolCallFailedError, type AgentEvent, type Message, type Model, type RunResult, type ScriptedStep, type SessionStore, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  InMemoryStore,
+  ModelCallFailedError,
+  ModelError,
+  Param,
+  RunAbortedError,
+  RunPausedError,
+  ScriptedModel,
+  SqliteStore,
+  Tool,
+  ToolCallFailedError,
+  type AgentEvent,
+  type Message,
+  type Model,
+  type RunResult,
+  type ScriptedStep,
+  type SessionStore,
+  type ToolInterface,
+} from 'toolwright';
 import { type ModelRequest, type ModelResponse, type ModelStreamPart } from '../../src/agent/models';
 
 class OrderInput {

@@ -6,7 +6,17 @@
  * typed 503; a message sent while the approval waits gets words for a person, not a developer.
  */
 import { IsString, MinLength } from 'class-validator';
-import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, StoreUnavailableError, Tool, type ScriptedStep, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  InMemoryStore,
+  Param,
+  ScriptedModel,
+  StoreUnavailableError,
+  Tool,
+  type ScriptedStep,
+  type ToolInterface,
+} from 'toolwright';
 import { type ModelRequest } from '../../src/agent/models';
 import type { UIMessage } from 'ai';
 import { createChatHandler } from '../../src/ai-sdk-ui';

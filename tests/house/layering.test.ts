@@ -48,7 +48,9 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const errorsModule = { 'src/errors/errors.ts': 'export class ToolwrightError extends Error {}\n' };
-const agentModule = { 'src/agent/errors.ts': "import { ToolwrightError } from '../errors/errors';\nexport class RunError extends ToolwrightError {}\n" };
+const agentModule = {
+  'src/agent/errors.ts': "import { ToolwrightError } from '../errors/errors';\nexport class RunError extends ToolwrightError {}\n",
+};
 
 describe('the floors of src', () => {
   it.each([
@@ -59,7 +61,11 @@ describe('the floors of src', () => {
     ['tracing', '../agent/errors'],
   ])('an import planted in src/%s from %s (a floor above) fails', (folder, from) => {
     const planted = `src/${folder}/planted.ts`;
-    const found = lint(dir, { ...errorsModule, ...agentModule, [planted]: `import { RunError } from '${from}';\nexport const x = RunError;\n` }, [planted]);
+    const found = lint(
+      dir,
+      { ...errorsModule, ...agentModule, [planted]: `import { RunError } from '${from}';\nexport const x = RunError;\n` },
+      [planted],
+    );
     expect(found).toEqual([expect.objectContaining({ file: planted, rule: 'import-x/no-restricted-paths' })]);
   });
 
@@ -67,7 +73,12 @@ describe('the floors of src', () => {
     const planted = 'src/stores/planted.ts';
     const found = lint(
       dir,
-      { ...errorsModule, 'src/stores/other.ts': 'export const y = 1;\n', [planted]: "import { ToolwrightError } from '../errors/errors';\nimport { y } from './other';\nexport const x = [ToolwrightError, y];\n" },
+      {
+        ...errorsModule,
+        'src/stores/other.ts': 'export const y = 1;\n',
+        [planted]:
+          "import { ToolwrightError } from '../errors/errors';\nimport { y } from './other';\nexport const x = [ToolwrightError, y];\n",
+      },
       [planted],
     );
     expect(found).toEqual([]);
@@ -75,7 +86,11 @@ describe('the floors of src', () => {
 
   it('two folders on one floor may not import each other', () => {
     const planted = 'src/stores/planted.ts';
-    const found = lint(dir, { 'src/tracing/spans.ts': 'export const z = 1;\n', [planted]: "import { z } from '../tracing/spans';\nexport const x = z;\n" }, [planted]);
+    const found = lint(
+      dir,
+      { 'src/tracing/spans.ts': 'export const z = 1;\n', [planted]: "import { z } from '../tracing/spans';\nexport const x = z;\n" },
+      [planted],
+    );
     expect(found.map((f) => f.rule)).toEqual(['import-x/no-restricted-paths']);
   });
 
@@ -87,8 +102,16 @@ describe('the floors of src', () => {
       'src/agent/d.ts': "import type { C } from './c';\nexport interface D { c?: C }\n",
     };
     const found = lint(dir, files);
-    expect(found.filter((f) => f.rule === 'import-x/no-cycle').map((f) => f.file).sort()).toEqual(['src/registry/a.ts', 'src/registry/b.ts']);
-    expect(madgeCycles(dir)).toEqual([['agent/c.ts', 'agent/d.ts'], ['registry/a.ts', 'registry/b.ts']]);
+    expect(
+      found
+        .filter((f) => f.rule === 'import-x/no-cycle')
+        .map((f) => f.file)
+        .sort(),
+    ).toEqual(['src/registry/a.ts', 'src/registry/b.ts']);
+    expect(madgeCycles(dir)).toEqual([
+      ['agent/c.ts', 'agent/d.ts'],
+      ['registry/a.ts', 'registry/b.ts'],
+    ]);
   });
 
   it('a file over 400 lines and a function over 80 fail', () => {

@@ -5,7 +5,17 @@
  * renews it. The same rows run on memory, SQLite (each driver), Redis and PostgreSQL.
  */
 import { join } from 'node:path';
-import { IdempotencyConflictError, IdempotencyInProgressError, IdempotencyLedger, InMemoryStore, InvalidIdError, PostgresStore, RedisStore, SqliteStore, StoreUnavailableError } from 'toolwright';
+import {
+  IdempotencyConflictError,
+  IdempotencyInProgressError,
+  IdempotencyLedger,
+  InMemoryStore,
+  InvalidIdError,
+  PostgresStore,
+  RedisStore,
+  SqliteStore,
+  StoreUnavailableError,
+} from 'toolwright';
 import { type IdempotencyClaims } from '../../src/stores';
 import { useServers } from '../support/use-servers';
 import { SQLITE_DRIVERS_HERE, driverSlug } from '../support/sqlite-drivers';
