@@ -30,14 +30,18 @@ import {
   toSessionSnapshot,
 } from './snapshot-rows';
 import { HistoryCache } from './postgres/history-cache';
-import { migrate } from './postgres/migrations';
+import { migrate, POSTGRES_SCHEMA_VERSION as MIGRATED_VERSION } from './postgres/migrations';
 import { readSession } from './postgres/read-session';
 import { searchMemory, type Vocabularies } from './postgres/search';
 import { inTransaction, type Queryable } from './postgres/transaction';
 import { writeMemory } from './postgres/write-memory';
 import { claimSessionRow, writeSession } from './postgres/write-session';
 
-export { POSTGRES_SCHEMA_VERSION } from './postgres/migrations';
+/**
+ * The schema version this toolwright migrates to. Declared here, not re-exported, so the public
+ * declarations never reach the migrations module and its `pg` types (pg is an optional peer).
+ */
+export const POSTGRES_SCHEMA_VERSION: number = MIGRATED_VERSION;
 
 /**
  * The part of a `pg` pool the store needs to accept one. Declared structurally so that

@@ -49,9 +49,21 @@ export const registry = ToolRegistry.build({ tools: [EchoTool] });
 export const session = { context: new AgentContext({ sessionId: 's-1', userId: 'u-1' }), memory: new AgentMemory({ agentName: 'app', userId: 'u-1' }) };
 `;
 
-/** The root only (required dependencies): a tool call, the default store without better-sqlite3, and what got loaded. */
+/**
+ * Required dependencies only: a tool call, the default store without better-sqlite3, and what got
+ * loaded. The subpaths that need no optional peer are imported too, so their declarations must
+ * type-check without any peer's types and loading them must load no peer.
+ */
 const MINIMAL_MAIN = `import { SqliteStore, ToolwrightError } from 'toolwright';
+import { Agent, type AgentEvent } from 'toolwright/agent';
+import { createChatHandler } from 'toolwright/ai-sdk-ui';
+import { ScriptedModel, type ModelRequest } from 'toolwright/models';
+import { toOpenAITool, type OpenAITool } from 'toolwright/providers';
+import { InMemoryStore, PostgresStore, RedisStore, type SessionSnapshot } from 'toolwright/stores';
 import { registry, session } from './tool.js';
+
+export type PeerFreeTypes = [AgentEvent, ModelRequest, OpenAITool, SessionSnapshot];
+export const peerFree = [Agent, createChatHandler, ScriptedModel, toOpenAITool, InMemoryStore, PostgresStore, RedisStore];
 
 async function main(): Promise<void> {
   const result = await registry.call('echo', '{"text":"hi"}', session.context, session.memory);
