@@ -1,6 +1,6 @@
 /**
  * The tools of the MCP conformance suite's "everything" server that toolwright can express
- * today. What it cannot express yet (images, audio, embedded resources, logging, elicitation,
+ * today. What it cannot express yet (images, audio, embedded resources, elicitation,
  * sampling, resources, prompts, completions, and a
  * `$schema` of 2020-12: the registry's Ajv refuses it) is listed in
  * tests/mcp-conformance/expected-failures.json.
@@ -42,4 +42,17 @@ export class ProgressTool implements ToolInterface {
   }
 }
 
-export const EVERYTHING_TOOLS = [SimpleTextTool, ErrorHandlingTool, ProgressTool];
+/** tools-call-with-logging: three info messages, about 50 ms apart (sent once the client set a level). */
+@Tool({ name: 'test_tool_with_logging', description: 'Logs three messages while it runs', input: NoInput })
+export class LoggingTool implements ToolInterface {
+  async execute(_input: object, context: AgentContext): Promise<object> {
+    context.log('info', 'Tool execution started');
+    await sleep(50);
+    context.log('info', 'Tool processing data');
+    await sleep(50);
+    context.log('info', 'Tool execution completed');
+    return { done: true };
+  }
+}
+
+export const EVERYTHING_TOOLS = [SimpleTextTool, ErrorHandlingTool, ProgressTool, LoggingTool];

@@ -1,11 +1,12 @@
 import type { ToolProgress } from '../session/agent-context';
+import type { ToolLog } from '../session/tool-log';
 import type { ToolCall } from '../session/message';
 import type { ModelUsage } from './model';
 import type { PendingApproval, RunResult, ToolCallRecord } from './types';
 
 /**
  * What `agent.stream()` yields, in order: `run-start`; per model turn its `text-delta`s and
- * `tool-call`s, then each call's `tool-progress`es and `tool-result`, then `turn-end`; an
+ * `tool-call`s, then each call's `tool-progress`es, `tool-log`s and `tool-result`, then `turn-end`; an
  * `approval-required` per call that waits for a human; last `run-end` with the same `RunResult`
  * `run()` returns. Events are plain data (JSON-serializable), so they can cross a wire unchanged.
  */
@@ -15,6 +16,8 @@ export type AgentEvent =
   /** A tool call whose arguments are complete, as the model wrote them (JSON text). */
   | { type: 'tool-call'; runId: string; turn: number; toolCallId: string; name: string; arguments: string }
   | ({ type: 'tool-progress'; runId: string; toolCallId: string; name: string } & ToolProgress)
+  /** A message the tool logged (`context.log`). */
+  | ({ type: 'tool-log'; runId: string; toolCallId: string; name: string } & ToolLog)
   /** What the call did and what the model saw (`record.result`). */
   | { type: 'tool-result'; runId: string; turn: number; record: ToolCallRecord }
   | { type: 'approval-required'; runId: string; approval: PendingApproval }

@@ -7,6 +7,7 @@ export { Agent } from './agent';
 export { ToolCatalog } from './catalog';
 export type { CatalogOptions, CatalogSelection } from './catalog';
 export type { AgentEvent, AgentEventType } from './events';
+export type { LogLevel, ToolLog } from '../session/tool-log';
 export type { StoredConversation, StoredRun, RunLogEntry, StoredDecision } from './run-state';
 export type {
   AgentOptions,

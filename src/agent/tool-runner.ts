@@ -3,6 +3,7 @@ import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError,
 import { Cancellation, RUN_CANCELLATION } from '../registry/cancellation';
 import type { CallOptions, RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import type { ToolProgress } from '../session/agent-context';
+import type { ToolLog } from '../session/tool-log';
 import type { ToolCall } from '../session/message';
 import type { CatalogSelection } from './catalog';
 import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbortedError, ToolCallFailedError } from './errors';
@@ -228,6 +229,7 @@ export class ToolRunner {
         [RUN_CANCELLATION]: state.signal instanceof Cancellation ? state.signal : undefined,
         timeoutMs: plan?.timeoutMs,
         onProgress: state.events && progressTo(state.events, state.runId, call),
+        onLog: state.events && logTo(state.events, state.runId, call),
       };
       const steps = this.options.steps;
       let result = steps
@@ -341,6 +343,10 @@ export function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): To
 /** A tool's `context.reportProgress`, as stream events. */
 function progressTo(events: RunEvents, runId: string, call: ToolCall): (progress: ToolProgress) => void {
   return (progress) => events.emit({ type: 'tool-progress', runId, toolCallId: call.id, name: call.name, ...progress });
+}
+
+function logTo(events: RunEvents, runId: string, call: ToolCall): (log: ToolLog) => void {
+  return (log) => events.emit({ type: 'tool-log', runId, toolCallId: call.id, name: call.name, ...log });
 }
 
 /** Runs `fn(i)` for i in [from, to) with at most `limit` in flight. */

@@ -46,6 +46,9 @@ export class UIMessageChunker {
       case 'tool-progress':
         if (this.progress) yield progressChunk(event);
         break;
+      case 'tool-log':
+        // A tool's log is the developer's (traces, the run's stream), not part of the chat's messages.
+        break;
       case 'tool-result':
         yield* this.toolResult(event.record);
         break;

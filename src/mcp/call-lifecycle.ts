@@ -3,6 +3,7 @@ import { EmptyResultSchema, type CallToolResult, type ServerNotification } from 
 import { encodeToolError, StoreUnavailableError, ToolwrightError } from '../errors/errors';
 import type { AgentContext, ToolProgress } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
+import { logLevelAtLeast, type LogLevel, type ToolLog } from '../session/tool-log';
 import type { MemoryKey, SessionKey, SessionSnapshot } from '../session/snapshots';
 import { saveTurn } from '../stores/save-turn';
 import type { SessionStore } from '../stores/store';
@@ -35,6 +36,30 @@ export function progressSender(
       if (typeof message === 'string') params.message = message;
       // Sent on the request's own stream; a connection gone meanwhile is not the tool's failure.
       sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+    },
+    stop: () => {
+      open = false;
+    },
+  };
+}
+
+/**
+ * `notifications/message` for one call's `context.log`, at or above the session's level (none while
+ * the client set none); nothing after the call ended. The logger is the tool's name.
+ */
+export function logSender(
+  level: LogLevel | undefined,
+  logger: string,
+  sendNotification: (notification: ServerNotification) => Promise<void>,
+): { send: (log: ToolLog) => void; stop: () => void } | undefined {
+  if (level === undefined) return undefined;
+  let open = true;
+  return {
+    send: ({ level: at, message, data }) => {
+      if (!open || !logLevelAtLeast(at, level)) return;
+      const params = { level: at, logger, data: data === undefined ? message : { message, data } };
+      // As progress: on the request's own stream, and a connection gone meanwhile is not the tool's failure.
+      sendNotification({ method: 'notifications/message', params }).catch(() => undefined);
     },
     stop: () => {
       open = false;

@@ -4,6 +4,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  SetLevelRequestSchema,
   type CallToolRequest,
   type CallToolResult,
   type ListToolsResult,
@@ -15,12 +16,13 @@ import { ApprovalRequiredError, errorText, StoreUnavailableError, ToolAbortedErr
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
 import { AgentContext, type ToolProgress } from '../session/agent-context';
+import type { LogLevel, ToolLog } from '../session/tool-log';
 import { AgentMemory } from '../session/agent-memory';
 import type { SessionKey, SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { askApproval, rejected } from './approval';
-import { endCancelled, errorResult, hasRequestStreams, progressSender, save, settleProgress } from './call-lifecycle';
+import { endCancelled, errorResult, hasRequestStreams, logSender, progressSender, save, settleProgress } from './call-lifecycle';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
 import type { McpIdentity, McpServerOptions } from './server-options';
 import { mcpSessionKeys } from './session-keys';
@@ -42,6 +44,8 @@ interface ServerParts {
   tools: Tool[];
   toolByName: Map<string, Tool>;
   byName: Map<string, RegisteredTool>;
+  /** The session's log level: what the client set (`logging/setLevel`), or the option. */
+  logLevel: LogLevel | undefined;
 }
 
 /**
@@ -53,7 +57,7 @@ interface ServerParts {
 export function createMcpServer(registry: ToolRegistry, options: McpServerOptions = {}): Server {
   const server = new ParamsCheckedServer(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
-    { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator },
+    { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: sharedValidator },
   );
   const parts: ServerParts = {
     server,
@@ -67,8 +71,10 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         process.stderr.write(`toolwright mcp: ${describeError(error)}
 `)),
     ...registryTools(registry),
+    logLevel: options.logLevel,
   };
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => listVisibleTools(parts, extra));
+  server.setRequestHandler(SetLevelRequestSchema, (request) => setLogLevel(parts, request.params.level));
   // Registered under the method alone: the SDK parses a request with the handler's schema first, and a malformed
   // tools/call (arguments an array, no name) would get -32603 with a schema dump; the SDK's own tools/call check then
   // answers -32602 (Invalid params) with the reason, and the handler sees the arguments as sent.
@@ -77,6 +83,19 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
 }
 
 const CallToolMethod = CallToolRequestSchema.pick({ method: true }).passthrough();
+
+/** `logging/setLevel`: the session's level from now on (kept by the caller too, when it asked to be told). */
+async function setLogLevel(parts: ServerParts, level: LogLevel): Promise<Record<string, never>> {
+  try {
+    await parts.options.onSetLogLevel?.(level);
+  } catch (error) {
+    parts.onError(error);
+    if (error instanceof StoreUnavailableError) throw storeUnavailableRpcError();
+    throw error;
+  }
+  parts.logLevel = level;
+  return {};
+}
 
 /** Listing goes through the registry's gate: the caller sees only what it may call. */
 async function listVisibleTools(parts: ServerParts, extra: Extra): Promise<ListToolsResult> {
@@ -99,6 +118,7 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
   const { name } = request.params;
   const { key, memoryKey, identity } = mcpSessionKeys(extra, parts.options, parts.fallbackSessionId);
   const progress = progressSender(extra._meta?.progressToken, extra.sendNotification);
+  const log = logSender(parts.logLevel, name, extra.sendNotification);
   try {
     // What the tool can read: state always, memory when it declares so; never the history (a call adds to it at most).
     const readsMemory = parts.byName.get(name)?.memory === true;
@@ -114,10 +134,11 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
         : new AgentMemory(memoryKey);
     let text: string | CallToolResult;
     try {
-      text = await approveAndRun(parts, request, extra, context, memory, progress?.send);
+      text = await approveAndRun(parts, request, extra, context, memory, { onProgress: progress?.send, onLog: log?.send });
     } finally {
-      // Progress stops with the call (MCP: none after the response).
+      // Progress and logs stop with the call (MCP: no progress after the response).
       progress?.stop();
+      log?.stop();
       // What the tool wrote before failing is kept, as it would be in an agent turn.
       await save(parts.store, key, memoryKey, context, memory, snapshot, identity.userId);
       if (progress?.sent && !hasRequestStreams(parts.server)) await settleProgress(extra.sendRequest);
@@ -141,7 +162,7 @@ async function approveAndRun(
   extra: Extra,
   context: AgentContext,
   memory: AgentMemory,
-  onProgress: ((progress: ToolProgress) => void) | undefined,
+  sinks: { onProgress?: (progress: ToolProgress) => void; onLog?: (log: ToolLog) => void },
 ): Promise<string | CallToolResult> {
   const { registry, server } = parts;
   const { name } = request.params;
@@ -158,7 +179,7 @@ async function approveAndRun(
       approved = true;
     }
   }
-  return registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved, onProgress });
+  return registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved, ...sinks });
 }
 
 function contextOf(snapshot: SessionSnapshot | undefined, key: SessionKey, identity: McpIdentity): AgentContext {

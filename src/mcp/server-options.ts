@@ -1,3 +1,4 @@
+import type { LogLevel } from '../session/tool-log';
 import type { SessionStore } from '../stores/store';
 
 /** Who is calling: what an auth hook returns for an accepted request. */
@@ -30,6 +31,13 @@ export interface McpServerOptions {
    * auth hook identifies the caller, so anonymous clients never read each other's memory.
    */
   memoryScope?: 'user' | 'session';
+  /**
+   * The least severe level of `context.log` messages sent to the client (`notifications/message`).
+   * Unset, none are sent until the client asks with `logging/setLevel`, which sets it for the session.
+   */
+  logLevel?: LogLevel;
+  /** Called when the client sets the level (serveHttp's stateless mode keeps it in the session's record). */
+  onSetLogLevel?: (level: LogLevel) => void | Promise<void>;
 }
 
 /** The `AuthInfo.extra` key under which serveHttp hands the auth hook's identity to the server. */

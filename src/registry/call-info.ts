@@ -2,6 +2,7 @@ import type { AgentContext, ToolCallInfo } from '../session/agent-context';
 import type { CallOptions } from './call-options';
 import { Cancellation, type CancelSource } from './cancellation';
 import { idempotencyKey } from './idempotency-key';
+import { logBudget } from './log-budget';
 
 /** What the tool of this call sees on `context.toolCall`, for every execution mode. */
 export function callInfo(
@@ -11,7 +12,8 @@ export function callInfo(
   cancel: CancelSource | undefined,
 ): ToolCallInfo {
   const toolCallId = options?.toolCallId ?? 'direct';
-  return new CallInfo(toolCallId, name, options?.onProgress, context, options?.logicalCallId ?? toolCallId, cancel);
+  const onLog = options?.onLog && logBudget(options.onLog);
+  return new CallInfo(toolCallId, name, options?.onProgress, onLog, context, options?.logicalCallId ?? toolCallId, cancel);
 }
 
 /**
@@ -25,6 +27,7 @@ class CallInfo implements ToolCallInfo {
     readonly id: string,
     readonly name: string,
     readonly onProgress: ToolCallInfo['onProgress'],
+    readonly onLog: ToolCallInfo['onLog'],
     private readonly context: AgentContext,
     private readonly logicalCallId: string,
     private readonly cancel: CancelSource | undefined,

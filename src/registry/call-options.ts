@@ -1,4 +1,5 @@
 import type { ToolProgress } from '../session/agent-context';
+import type { ToolLog } from '../session/tool-log';
 import { RUN_CANCELLATION, type Cancellation } from './cancellation';
 
 export interface CallOptions {
@@ -20,6 +21,8 @@ export interface CallOptions {
   approved?: boolean;
   /** Where the tool's `context.reportProgress` goes (a stream consumer, an MCP progress token). */
   onProgress?: (progress: ToolProgress) => void;
+  /** Where the tool's `context.log` goes (at most MAX_LOGS_PER_CALL messages a call, then one notice). */
+  onLog?: (log: ToolLog) => void;
   /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
   [RUN_CANCELLATION]?: Cancellation;
 }

@@ -25,7 +25,8 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.signal === undefined &&
         options.toolCallId === undefined &&
         options.logicalCallId === undefined &&
-        options.onProgress === undefined))
+        options.onProgress === undefined &&
+        options.onLog === undefined))
   );
 }
 

@@ -31,9 +31,12 @@ export function execute(
   return executePlain(entry, input, plainContext(context, entry.name, options), memory);
 }
 
-/** The plain mode's context: the caller's own, unless the tool must see a call id or a progress listener. */
+/** The plain mode's context: the caller's own, unless the tool must see a call id or a progress or log listener. */
 function plainContext(context: AgentContext, name: string, options: CallOptions | undefined): AgentContext {
-  return options?.toolCallId === undefined && options?.logicalCallId === undefined && options?.onProgress === undefined
+  return options?.toolCallId === undefined &&
+    options?.logicalCallId === undefined &&
+    options?.onProgress === undefined &&
+    options?.onLog === undefined
     ? context
     : context.forToolCall(callInfo(context, name, options, undefined));
 }

@@ -11,6 +11,7 @@ import { throwIfRefused } from './call-pipeline';
 import type { CallOptions } from './call-options';
 import { directContext, directMemory, isDirectCall, settleDirect } from './direct-call';
 import { execute } from './execute';
+import { teeLog } from './log-budget';
 import { isPromise, oneTick } from './maybe-promise';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { RegisteredTool, ToolEntry } from './registered-tool';
@@ -146,7 +147,9 @@ export class ToolRegistry {
         conversationId: context?.sessionId,
         args,
       };
-      return traceToolCall(tracer, this.tracing, span, () => this.invoke(name, args, context, memory, options));
+      return traceToolCall(tracer, this.tracing, span, (spanLog) =>
+        this.invoke(name, args, context, memory, spanLog ? { ...options, onLog: teeLog(options?.onLog, spanLog) } : options),
+      );
     }
     const entry = this.entries.get(name);
     // The fast path: the same steps as `invoke`, synchronously, for a call that needs nothing asynchronous from the registry.

@@ -1,6 +1,8 @@
+import { ToolwrightConfigError } from '../errors/errors';
 import type { Message } from './message';
 import type { SessionChanges, SessionSnapshot } from './snapshots';
 import { checkStateKey } from './stored-key';
+import { isLogLevel, LOG_LEVELS, type LogLevel, type ToolLog } from './tool-log';
 
 export interface AgentContextInit {
   sessionId: string;
@@ -20,6 +22,8 @@ export interface ToolCallInfo {
   signal?: AbortSignal;
   /** Where `context.reportProgress` goes for this call (a stream consumer, an MCP progress token). */
   onProgress?: (progress: ToolProgress) => void;
+  /** Where `context.log` goes for this call (MCP `notifications/message`, stream events, stderr). */
+  onLog?: (log: ToolLog) => void;
 }
 
 /** How far a running tool got: `progress` grows; `total` when known; a short human `message`. */
@@ -111,14 +115,19 @@ export class AgentContext {
    */
   reportProgress(progress: number, total?: number, message?: string): void {
     const sink = this.toolCall?.onProgress;
-    if (!sink) return;
-    try {
-      const returned: unknown = sink(total === undefined && message === undefined ? { progress } : { progress, total, message });
-      // An async observer's rejection must not become an unhandled rejection either.
-      if (returned instanceof Promise) returned.catch(() => undefined);
-    } catch {
-      // A failing observer must not fail the tool.
-    }
+    if (sink) notify(sink, total === undefined && message === undefined ? { progress } : { progress, total, message });
+  }
+
+  /**
+   * Logs a message of this call for whoever watches it: MCP `notifications/message` (at the level
+   * the client set), a `tool-log` event of a streamed run, the CLI's stderr, a span event. A no-op
+   * when nobody is; a wrong level is the tool's bug and throws.
+   */
+  log(level: LogLevel, message: string, data?: unknown): void {
+    if (!isLogLevel(level))
+      throw new ToolwrightConfigError(`context.log: level must be one of ${LOG_LEVELS.join(', ')} (got ${String(level)}).`);
+    const sink = this.toolCall?.onLog;
+    if (sink) notify(sink, data === undefined ? { level, message: String(message) } : { level, message: String(message), data });
   }
 
   get idempotencyKey(): string | undefined {
@@ -213,5 +222,15 @@ export class AgentContext {
     d.replacedHistory = undefined;
     d.userInputChanged = false;
     return changes;
+  }
+}
+
+/** Hands a report to its observer: a failing observer (or its rejected promise) must not fail the tool. */
+function notify<T>(sink: (value: T) => unknown, value: T): void {
+  try {
+    const returned = sink(value);
+    if (returned instanceof Promise) returned.catch(() => undefined);
+  } catch {
+    // The observer's failure is not the tool's.
   }
 }

@@ -9,6 +9,7 @@
 import type * as OTel from '@opentelemetry/api';
 import { errorText, ToolwrightError } from '../errors/errors';
 import type { Message, ToolCall } from '../session/message';
+import type { ToolLog } from '../session/tool-log';
 import type { TracingOptions } from './options';
 
 type Api = typeof OTel;
@@ -102,7 +103,12 @@ interface ToolSpanInfo {
  * One `execute_tool {gen_ai.tool.name}` span (kind INTERNAL) around a registry call, a child of
  * whatever span is active (the agent's run, an MCP request, the app's own).
  */
-export function traceToolCall(tracer: OTel.Tracer, tracing: TracingOptions | undefined, tool: ToolSpanInfo, run: () => Promise<string>) {
+export function traceToolCall(
+  tracer: OTel.Tracer,
+  tracing: TracingOptions | undefined,
+  tool: ToolSpanInfo,
+  run: (spanLog?: (log: ToolLog) => void) => Promise<string>,
+) {
   // A model may ask for any name: the span name stays within a provider's tool-name length.
   const name = tool.name.length > 64 ? tool.name.slice(0, 64) : tool.name;
   const attributes: OTel.Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.type': 'function' };
@@ -120,7 +126,11 @@ export function traceToolCall(tracer: OTel.Tracer, tracing: TracingOptions | und
     const args = typeof tool.args === 'string' ? tool.args : json(tool.args);
     if (args !== undefined) span.setAttribute('gen_ai.tool.call.arguments', args);
   }
-  return settle(span, record, within(span, run), record ? (result) => span.setAttribute('gen_ai.tool.call.result', result) : undefined);
+  // What the tool logs is content (it may quote the user): the message only with recordContent.
+  const spanLog = ({ level, message }: ToolLog) =>
+    span.addEvent('tool.log', record ? { 'log.level': level, 'log.message': message } : { 'log.level': level });
+  const running = within(span, () => run(spanLog));
+  return settle(span, record, running, record ? (result) => span.setAttribute('gen_ai.tool.call.result', result) : undefined);
 }
 
 function json(value: unknown): string | undefined {

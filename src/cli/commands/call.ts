@@ -30,8 +30,10 @@ export function addCallCommand(program: Command, io: CliIO): void {
           timeoutMs: opts.timeout,
           toolCallId: 'cli',
           approved: opts.approve === true,
-          // stdout stays the result alone; progress goes to stderr as it comes.
+          // stdout stays the result alone; progress and logs go to stderr as they come.
           onProgress: (p) => io.stderr(formatProgress(tool, p)),
+          // A message's further lines are indented: none can pass for another `[tool]` line.
+          onLog: ({ level, message }) => io.stderr(`[${tool}] ${level}: ${message.replace(/\n/g, '\n  ')}\n`),
         });
         io.stdout(`${result}\n`);
       },

@@ -1,5 +1,6 @@
 import type { ToolRegistry } from '../../registry/tool-registry';
 import type { SessionKey } from '../../session/snapshots';
+import type { LogLevel } from '../../session/tool-log';
 import type { SessionStore } from '../../stores/store';
 import { mcpStoreKeys, type McpIdentity, type McpServerOptions } from '../mcp-server';
 
@@ -18,6 +19,8 @@ export interface ServeContext {
 /** What a stateless server keeps of an MCP session, in the store under `mcp-session:<id>`. */
 export interface SessionRecord {
   owner: string;
+  /** The level the client set with `logging/setLevel` (each request has a server of its own). */
+  logLevel?: LogLevel;
 }
 
 const RECORD_PREFIX = 'mcp-session:';

@@ -5,7 +5,7 @@ import { isInitializeRequest, isJSONRPCRequest, type JSONRPCNotification } from 
 import { InvalidIdError, StoreUnavailableError } from '../../errors/errors';
 import type { SessionSnapshot } from '../../session/snapshots';
 import type { StoreChannels } from '../../stores/store';
-import { createMcpServer } from '../mcp-server';
+import { createMcpServer, type McpIdentity } from '../mcp-server';
 import {
   STORE_RETRY_AFTER_SECONDS,
   STORE_UNAVAILABLE_MESSAGE,
@@ -96,7 +96,7 @@ export class StatelessRelay {
       return sendError(res, 400, -32600, 'Invalid Request: Server already initialized');
     const cancelled = cancelTarget(body);
     if (cancelled && (await this.deliverCancel(sessionId, owner, cancelled))) return void res.writeHead(202).end();
-    return this.answerOnce(req, res, body, sessionId, owner, undefined);
+    return this.answerOnce(req, res, body, { id: sessionId, identity, record }, undefined);
   }
 
   /** An initialize with no session: its record (the owner) goes to the store before it is answered. */
@@ -111,7 +111,7 @@ export class StatelessRelay {
       if (error instanceof StoreUnavailableError) return this.storeDown(res, body, error);
       throw error;
     }
-    return this.answerOnce(req, res, body, id, owner, () => id);
+    return this.answerOnce(req, res, body, { id, identity, record }, () => id);
   }
 
   /**
@@ -154,17 +154,31 @@ export class StatelessRelay {
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
-    id: string,
-    owner: string,
+    session: { id: string; identity: McpIdentity; record: SessionRecord },
     generate: (() => string) | undefined,
   ): Promise<void> {
+    const { id, identity, record } = session;
+    const logLevel = record.logLevel ?? this.ctx.serverOptions.logLevel;
     const call = isJSONRPCRequest(body) && body.method === 'tools/call' ? body : undefined;
-    const key = call && inflightKey(id, ownerDigest(owner), call.id);
+    const key = call && inflightKey(id, ownerDigest(record.owner), call.id);
     // Cancelled before it arrived (its cancellation was quicker, through another process): not run, no response.
     if (key && this.unmatched.take(key)) return void res.writeHead(202).end();
-    const server = createMcpServer(this.ctx.registry, { ...this.ctx.serverOptions, sessionId: id });
-    // Progress needs a stream to travel on; every other answer is one JSON body.
-    const streamed = call?.params?._meta?.progressToken !== undefined;
+    const server = createMcpServer(this.ctx.registry, {
+      ...this.ctx.serverOptions,
+      sessionId: id,
+      logLevel,
+      // The next request has a server of its own: the level lives in the session's record.
+      onSetLogLevel: async (level) => {
+        await this.ctx.store.saveSession(recordKey(id, identity), {
+          set: { record: { ...record, logLevel: level } },
+          deleted: [],
+          appended: [],
+        });
+        await this.ctx.serverOptions.onSetLogLevel?.(level);
+      },
+    });
+    // Progress and logs need a stream to travel on; every other answer is one JSON body.
+    const streamed = call !== undefined && (call.params?._meta?.progressToken !== undefined || logLevel !== undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: generate, enableJsonResponse: !streamed });
     await server.connect(transport);
     let release!: () => void;
