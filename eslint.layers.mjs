@@ -4,7 +4,7 @@ import importX from 'eslint-plugin-import-x';
 
 export const FLOORS = [
   ['errors'],
-  ['session', 'side-effects', 'request-body'],
+  ['session', 'side-effects', 'request-body', 'content'],
   ['metadata', 'stores', 'tracing'],
   ['schema', 'decorators', 'container'],
   ['validation'],

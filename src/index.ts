@@ -12,6 +12,7 @@ export { Tool } from './decorators/tool.decorator';
 export { Param } from './decorators/param.decorator';
 export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassType } from './metadata/types';
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
+export { ToolContent } from './content/tool-content';
 export { ToolRegistry } from './registry/tool-registry';
 export type { ToolRegistryOptions, CallOptions, RegisteredTool, CallCheck } from './registry/tool-registry';
 export type { AuthorizePolicy } from './registry/policy';

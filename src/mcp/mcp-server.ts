@@ -13,10 +13,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalRequiredError, errorText, StoreUnavailableError, ToolAbortedError, ToolwrightError } from '../errors/errors';
+import type { ToolContent } from '../content/tool-content';
+import type { CallOptions } from '../registry/call-options';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
-import { AgentContext, type ToolProgress } from '../session/agent-context';
-import type { LogLevel, ToolLog } from '../session/tool-log';
+import { AgentContext } from '../session/agent-context';
+import type { LogLevel } from '../session/tool-log';
 import { AgentMemory } from '../session/agent-memory';
 import type { SessionKey, SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
@@ -133,8 +135,10 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
         ? AgentMemory.fromSnapshot(memorySnapshot)
         : new AgentMemory(memoryKey);
     let text: string | CallToolResult;
+    let content: ToolContent | undefined;
+    const sinks = { onProgress: progress?.send, onLog: log?.send, onContent: (c: ToolContent) => (content = c) };
     try {
-      text = await approveAndRun(parts, request, extra, context, memory, { onProgress: progress?.send, onLog: log?.send });
+      text = await approveAndRun(parts, request, extra, context, memory, sinks);
     } finally {
       // Progress and logs stop with the call (MCP: no progress after the response).
       progress?.stop();
@@ -144,7 +148,8 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
       if (progress?.sent && !hasRequestStreams(parts.server)) await settleProgress(extra.sendRequest);
     }
     if (typeof text !== 'string') return text;
-    const result: CallToolResult = { content: [{ type: 'text', text }] };
+    // A ToolContent result's parts as they are; any other result is its JSON text.
+    const result: CallToolResult = { content: content ? [...content.parts] : [{ type: 'text', text }] };
     if (parts.toolByName.get(name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
     return result;
   } catch (error) {
@@ -162,7 +167,7 @@ async function approveAndRun(
   extra: Extra,
   context: AgentContext,
   memory: AgentMemory,
-  sinks: { onProgress?: (progress: ToolProgress) => void; onLog?: (log: ToolLog) => void },
+  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent'>,
 ): Promise<string | CallToolResult> {
   const { registry, server } = parts;
   const { name } = request.params;

@@ -1,3 +1,4 @@
+import type { ToolContent } from '../content/tool-content';
 import type { ToolProgress } from '../session/agent-context';
 import type { ToolLog } from '../session/tool-log';
 import { RUN_CANCELLATION, type Cancellation } from './cancellation';
@@ -23,6 +24,8 @@ export interface CallOptions {
   onProgress?: (progress: ToolProgress) => void;
   /** Where the tool's `context.log` goes (at most MAX_LOGS_PER_CALL messages a call, then one notice). */
   onLog?: (log: ToolLog) => void;
+  /** Gets a `ToolContent` result's parts, for a surface that carries them (MCP); the call still answers its text form. */
+  onContent?: (content: ToolContent) => void;
   /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
   [RUN_CANCELLATION]?: Cancellation;
 }

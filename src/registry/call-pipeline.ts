@@ -1,3 +1,4 @@
+import { describeContent, ToolContent } from '../content/tool-content';
 import { ToolDefinitionError, ToolInputError, ToolOutputError, ToolwrightError } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
 import { buildClassPlan, type ClassPlan } from '../schema/class-schema';
@@ -186,7 +187,13 @@ export function compileSerializer(name: string, output: OutputContract | undefin
       throw fail(`the result cannot be serialized: ${(error as Error).message}`);
     }
   };
-  return (result) => {
+  const serialize: SerializeOutput = (result) => {
+    if (result instanceof ToolContent) {
+      if (!output) return describeContent(result);
+      // The contract checks the structured result, which is also what the model reads.
+      if (result.structured === undefined) throw fail('a ToolContent result needs `structured` for the output contract');
+      return serialize(result.structured);
+    }
     let value = result;
     if (typeof result === 'string') {
       try {
@@ -210,4 +217,5 @@ export function compileSerializer(name: string, output: OutputContract | undefin
       return encode(result);
     });
   };
+  return serialize;
 }

@@ -26,7 +26,8 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.toolCallId === undefined &&
         options.logicalCallId === undefined &&
         options.onProgress === undefined &&
-        options.onLog === undefined))
+        options.onLog === undefined &&
+        options.onContent === undefined))
   );
 }
 

@@ -1,4 +1,5 @@
 import { typediContainer, type ContainerLike } from '../container/container';
+import { ToolContent } from '../content/tool-content';
 import { ApprovalRequiredError, ToolInputError, ToolNotFoundError } from '../errors/errors';
 import type { ClassType } from '../metadata/types';
 import type { ToolDefinition } from '../metadata/json-schema';
@@ -191,9 +192,11 @@ export class ToolRegistry {
       throw input;
     }
     // 4. `execute`, in the mode the options ask for (plain, with a signal, under a timeout).
-    const result = execute(entry, input, context, memory, options);
+    const running = execute(entry, input, context, memory, options);
+    const result = isPromise(running) ? await running : running;
+    if (options?.onContent !== undefined && result instanceof ToolContent) options.onContent(result);
     // 5. The output pipeline: the output contract's checks, then the JSON string the model sees.
-    return entry.serialize(isPromise(result) ? await result : result);
+    return entry.serialize(result);
   }
 
   /** The entry, if this caller may use it; otherwise TOOL_NOT_FOUND listing only what they may use. */

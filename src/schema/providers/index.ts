@@ -12,3 +12,4 @@ export { toMcpTool, type McpTool } from './mcp';
 export { nullsToAbsent } from './nulls-to-absent';
 export type { StrictOptions } from './strict';
 export type { JsonSchema, JsonSchemaType, ToolDefinition } from '../../metadata/json-schema';
+export type { ContentPart, EmbeddedResource } from '../../content/tool-content';
