@@ -4,11 +4,12 @@
  * subprocess on a tools module written to a temp dir (on the CLI's own compiled toolwright, as a
  * user's module imports the installed package).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildCli, type BuiltCli } from './build-cli';
 import { runNode } from './run-cli';
+import { writeLoggingTools } from '../support/logging-tools';
 
 /** Any character a terminal would act on instead of showing (newline and tab are fine). */
 // eslint-disable-next-line no-control-regex
@@ -24,45 +25,7 @@ describe('toolwright call: context.log on stderr (built CLI)', () => {
 
   beforeAll(() => {
     cli = buildCli();
-    module = join(dir, 'logging-tools.js');
-    // `log` logs its entries (`times` rounds; `numbered` appends the round), then answers.
-    writeFileSync(
-      module,
-      `'use strict';
-const { ToolRegistry } = require(${JSON.stringify(join(dirname(cli.main), '..', 'index.js'))});
-const entry = {
-  type: 'object',
-  properties: { level: { type: 'string' }, message: { type: 'string' }, data: {} },
-  required: ['level', 'message'],
-  additionalProperties: false,
-};
-class LogTool {
-  definition() {
-    return {
-      name: 'log',
-      description: 'Logs the given entries, times rounds over.',
-      parameters: {
-        type: 'object',
-        properties: { entries: { type: 'array', items: entry }, times: { type: 'integer', minimum: 1 }, numbered: { type: 'boolean' } },
-        required: ['entries'],
-        additionalProperties: false,
-      },
-    };
-  }
-  execute({ entries, times = 1, numbered = false }, context) {
-    for (let i = 0; i < times; i++) {
-      for (const e of entries) {
-        const message = numbered ? e.message + ' ' + i : e.message;
-        if ('data' in e) context.log(e.level, message, e.data);
-        else context.log(e.level, message);
-      }
-    }
-    return JSON.stringify({ logged: entries.length * times });
-  }
-}
-exports.registry = ToolRegistry.build({ container: { get: (cls) => new cls() }, tools: [LogTool] });
-`,
-    );
+    module = writeLoggingTools(dir, join(dirname(cli.main), '..', 'index.js'));
   }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

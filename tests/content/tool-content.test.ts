@@ -172,7 +172,7 @@ describe('registry.call', () => {
 describe('MCP', () => {
   const registry = ToolRegistry.build({ tools: TOOLS });
 
-  async function viaInMemory(name: string, args: object): Promise<CallToolResult> {
+  async function viaInMemory(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const server = createMcpServer(registry);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
@@ -185,7 +185,7 @@ describe('MCP', () => {
     }
   }
 
-  async function viaHttp(stateless: boolean, name: string, args: object): Promise<CallToolResult> {
+  async function viaHttp(stateless: boolean, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const handle = await serveHttp(registry, { port: 0, stateless, store: new InMemoryStore() });
     const client = new Client({ name: 'test', version: '1.0.0' });
     try {
@@ -197,7 +197,7 @@ describe('MCP', () => {
     }
   }
 
-  const TRANSPORTS: Record<string, (name: string, args: object) => Promise<CallToolResult>> = {
+  const TRANSPORTS: Record<string, (name: string, args: Record<string, unknown>) => Promise<CallToolResult>> = {
     'in memory': viaInMemory,
     'Streamable HTTP': (name, args) => viaHttp(false, name, args),
     'stateless HTTP': (name, args) => viaHttp(true, name, args),

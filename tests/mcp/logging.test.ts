@@ -6,7 +6,7 @@
  * written to a temp dir, loaded by the CLI (--module) and in process alike, so every surface runs
  * the same tools.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +26,7 @@ import { createMcpServer, serveHttp, type HttpHandle } from '../../src/mcp';
 import { RedisStore } from '../../src/stores/redis.store';
 import { buildCli, ROOT } from '../cli/build-cli';
 import { failingSaves } from '../support/failing-saves';
+import { writeLoggingTools } from '../support/logging-tools';
 import { startRedis, type RedisServer } from '../support/servers';
 
 type LogParams = LoggingMessageNotification['params'];
@@ -38,88 +39,9 @@ interface Entry {
 const DIR = mkdtempSync(join(tmpdir(), 'toolwright-logging-'));
 const DROPPED = 'toolwright: this call logged more than 1000 messages; the rest are dropped.';
 
-/**
- * Writes the tools module, on toolwright at `entry`: `log` logs its entries (`times` rounds;
- * `numbered` appends the round), `stash` keeps its context for `late`, which logs through it after
- * `stash`'s call ended, then logs once itself.
- */
-function writeToolsModule(name: string, entry: string): string {
-  const file = join(DIR, name);
-  writeFileSync(
-    file,
-    `'use strict';
-const { ToolRegistry } = require(${JSON.stringify(entry)});
-
-const entry = {
-  type: 'object',
-  properties: { level: { type: 'string' }, message: { type: 'string' }, data: {} },
-  required: ['level', 'message'],
-  additionalProperties: false,
-};
-
-class LogTool {
-  definition() {
-    return {
-      name: 'log',
-      description: 'Logs the given entries, times rounds over.',
-      parameters: {
-        type: 'object',
-        properties: {
-          entries: { type: 'array', items: entry },
-          times: { type: 'integer', minimum: 1 },
-          numbered: { type: 'boolean' },
-        },
-        required: ['entries'],
-        additionalProperties: false,
-      },
-    };
-  }
-  execute({ entries, times = 1, numbered = false }, context) {
-    for (let i = 0; i < times; i++) {
-      for (const e of entries) {
-        const message = numbered ? e.message + ' ' + i : e.message;
-        if ('data' in e) context.log(e.level, message, e.data);
-        else context.log(e.level, message);
-      }
-    }
-    return JSON.stringify({ logged: entries.length * times });
-  }
-}
-
-let stashed;
-const none = { type: 'object', properties: {}, additionalProperties: false };
-
-class StashTool {
-  definition() {
-    return { name: 'stash', description: 'Logs once and keeps its context.', parameters: none };
-  }
-  execute(_args, context) {
-    context.log('info', 'stashing');
-    stashed = context;
-    return '{"stashed":true}';
-  }
-}
-
-class LateTool {
-  definition() {
-    return { name: 'late', description: 'Logs through the stashed context, then through its own.', parameters: none };
-  }
-  execute(_args, context) {
-    stashed.log('error', 'after the call ended');
-    context.log('info', 'late ran');
-    return '{"late":true}';
-  }
-}
-
-exports.registry = ToolRegistry.build({ container: { get: (cls) => new cls() }, tools: [LogTool, StashTool, LateTool] });
-`,
-  );
-  return file;
-}
-
 // In process: on the TypeScript sources (the module is what the CLI loads, on the CLI's own build).
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a module written at run time
-const registry = (require(writeToolsModule('logging-tools.js', join(ROOT, 'src/index.ts'))) as { registry: ToolRegistry }).registry;
+const registry = (require(writeLoggingTools(DIR, join(ROOT, 'src/index.ts'))) as { registry: ToolRegistry }).registry;
 
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
@@ -221,7 +143,7 @@ let cliModule: string;
 
 beforeAll(async () => {
   cliMain = buildCli().main;
-  cliModule = writeToolsModule('logging-tools.cli.js', join(dirname(cliMain), '..', 'index.js'));
+  cliModule = writeLoggingTools(DIR, join(dirname(cliMain), '..', 'index.js'), 'logging-tools.cli.js');
   redis = await startRedis();
 }, 180_000);
 
