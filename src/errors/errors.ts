@@ -69,8 +69,26 @@ export function encodeToolError(code: ErrorCode, message: string, errors?: reado
   return JSON.stringify(omitted ? { status: 'error', code, message, errors, omitted } : { status: 'error', code, message, errors });
 }
 
+/** The mark of toolwright's errors, shared by every copy of the package in a process (`Symbol.for`). */
+const TOOLWRIGHT_ERROR = Symbol.for('toolwright.error');
+
 export class ToolwrightError extends Error {
   readonly code: ErrorCode;
+
+  /**
+   * `x instanceof ToolwrightError` holds for a ToolwrightError of any copy of toolwright the
+   * process loaded: a tools module the CLI loads may bring its own. Subclasses check as usual.
+   */
+  static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    if ((this as unknown) !== ToolwrightError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    const marked = value as { [TOOLWRIGHT_ERROR]?: unknown; code?: unknown; toToolResult?: unknown } | null;
+    return (
+      value instanceof Error &&
+      marked![TOOLWRIGHT_ERROR] === true &&
+      typeof marked!.code === 'string' &&
+      typeof marked!.toToolResult === 'function'
+    );
+  }
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; captureStack?: boolean }) {
     // Expected, model-correctable errors skip the stack trace: it always points into the
@@ -88,6 +106,7 @@ export class ToolwrightError extends Error {
     return encodeToolError(this.code, this.message);
   }
 }
+Object.defineProperty(ToolwrightError.prototype, TOOLWRIGHT_ERROR, { value: true });
 
 /**
  * A configuration mistake: an option out of range, a missing optional dependency, a resolver
