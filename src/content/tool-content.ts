@@ -16,6 +16,15 @@ type Binary = string | Uint8Array;
 const MIME = /^[\w.+-]+\/[\w.+-]+$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** Parts a factory made, checked and frozen: `of` takes them as they are instead of checking them again. */
+const made = new WeakSet<object>();
+
+function mark(part: ContentPart): ContentPart {
+  if (part.type === 'resource') Object.freeze(part.resource);
+  made.add(Object.freeze(part));
+  return part;
+}
+
 function fail(detail: string): never {
   throw new ToolwrightConfigError(`ToolContent: ${detail}`);
 }
@@ -55,19 +64,19 @@ export class ToolContent {
     if (list.length === 0) fail('a result needs at least one part.');
     const { structured } = options;
     if (structured !== undefined && (typeof structured !== 'object' || structured === null)) fail('structured must be an object.');
-    return new ToolContent(Object.freeze(list.map(checked)), structured);
+    return new ToolContent(Object.freeze(list.map((part) => (made.has(part as object) ? part : checked(part)))), structured);
   }
 
   static text(text: string): ContentPart {
-    return checked({ type: 'text', text });
+    return mark(checked({ type: 'text', text }));
   }
 
   static image(data: Binary, mimeType: string): ContentPart {
-    return { type: 'image', data: base64(data, 'an image'), mimeType: mime(mimeType, 'an image') };
+    return mark({ type: 'image', data: base64(data, 'an image'), mimeType: mime(mimeType, 'an image') });
   }
 
   static audio(data: Binary, mimeType: string): ContentPart {
-    return { type: 'audio', data: base64(data, 'audio'), mimeType: mime(mimeType, 'audio') };
+    return mark({ type: 'audio', data: base64(data, 'audio'), mimeType: mime(mimeType, 'audio') });
   }
 
   /** An embedded resource: its text, or its bytes (`blob`). */
@@ -76,13 +85,14 @@ export class ToolContent {
       uri: uri(resource.uri, 'a resource'),
       ...(resource.mimeType === undefined ? {} : { mimeType: mime(resource.mimeType, 'a resource') }),
     };
-    if ('text' in resource && typeof resource.text === 'string') return { type: 'resource', resource: { ...head, text: resource.text } };
-    if ('blob' in resource) return { type: 'resource', resource: { ...head, blob: base64(resource.blob, 'a resource blob') } };
+    if ('text' in resource && typeof resource.text === 'string')
+      return mark({ type: 'resource', resource: { ...head, text: resource.text } });
+    if ('blob' in resource) return mark({ type: 'resource', resource: { ...head, blob: base64(resource.blob, 'a resource blob') } });
     return fail('a resource needs its text or its blob.');
   }
 
   static resourceLink(link: { uri: string; name: string; description?: string; mimeType?: string }): ContentPart {
-    return checked({ type: 'resource_link', ...link });
+    return mark(checked({ type: 'resource_link', ...link }));
   }
 }
 

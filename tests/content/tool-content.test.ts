@@ -131,6 +131,11 @@ describe('the factories', () => {
     const content = ToolContent.of([ToolContent.text('a')]);
     expect(Object.isFrozen(content)).toBe(true);
     expect(Object.isFrozen(content.parts)).toBe(true);
+    // A factory's part is frozen too, so `of` may take it without checking it again.
+    const resource = ToolContent.resource({ uri: 'file:///a', text: 'a' }) as { resource: object };
+    expect([Object.isFrozen(ToolContent.image(PIXEL, 'image/png')), Object.isFrozen(resource), Object.isFrozen(resource.resource)]).toEqual(
+      [true, true, true],
+    );
   });
 });
 
