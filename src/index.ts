@@ -13,9 +13,24 @@ export { Param } from './decorators/param.decorator';
 export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassType } from './metadata/types';
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolContent } from './content/tool-content';
+
+// Resources and prompts (served over MCP, behind the tools' gate)
+export { Resource, ResourceTemplate } from './decorators/resource.decorator';
+export { Prompt } from './decorators/prompt.decorator';
+export type { ResourceOptions, ResourceTemplateOptions, PromptOptions } from './metadata/feature-types';
+export type { ResourceInterface, PromptInterface, PromptMessage, PromptAnswer, ResourceAnswer } from './registry/feature.interface';
+export type {
+  RegisteredResource,
+  RegisteredPrompt,
+  PromptArgument,
+  ResourceRead,
+  PromptRead,
+  CompletionRef,
+  Completion,
+} from './registry/registered-feature';
 export { ToolRegistry } from './registry/tool-registry';
-export type { ToolRegistryOptions, CallOptions, RegisteredTool, CallCheck } from './registry/tool-registry';
-export type { AuthorizePolicy } from './registry/policy';
+export type { ToolRegistryOptions, CallOptions, RegisteredTool, CallCheck, FeatureCallOptions } from './registry/tool-registry';
+export type { AuthorizePolicy, Authorizable } from './registry/policy';
 export type { TracingOptions } from './tracing/options';
 export type { ContainerLike } from './container/container';
 export { typediContainer, fromTypedi } from './container/container';
@@ -64,6 +79,8 @@ export {
   ToolwrightError,
   ToolDefinitionError,
   ToolNotFoundError,
+  ResourceNotFoundError,
+  PromptNotFoundError,
   ToolInputError,
   ToolExecutionError,
   ToolOutputError,

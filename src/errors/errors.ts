@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'PEER_MISSING'
   // Calls (model-correctable first)
   | 'TOOL_NOT_FOUND'
+  | 'RESOURCE_NOT_FOUND'
+  | 'PROMPT_NOT_FOUND'
   | 'INVALID_JSON'
   | 'INVALID_ARGUMENTS'
   | 'TOOL_FAILED'
@@ -138,6 +140,28 @@ export class ToolNotFoundError extends ToolwrightError {
   }
 }
 
+/** No resource this caller may read has this URI (one hidden by the gate reads as one that does not exist). */
+export class ResourceNotFoundError extends ToolwrightError {
+  constructor(readonly uri: string) {
+    super('RESOURCE_NOT_FOUND', `Resource "${uri.slice(0, 200)}" does not exist.`, { captureStack: false });
+  }
+}
+
+/** No prompt this caller may use has this name. */
+export class PromptNotFoundError extends ToolwrightError {
+  constructor(
+    readonly promptName: string,
+    readonly available: readonly string[] = [],
+  ) {
+    super(
+      'PROMPT_NOT_FOUND',
+      `Prompt "${promptName.slice(0, 200)}" does not exist.` +
+        (available.length ? ` Available prompts: ${available.slice(0, 20).join(', ')}.` : ''),
+      { captureStack: false },
+    );
+  }
+}
+
 export interface FieldError {
   /** `order_id`, `address.zip`, `tags[2]`; '' for the arguments as a whole. */
   path: string;
@@ -236,12 +260,15 @@ export class ToolExecutionError extends ToolwrightError {
     cause: unknown,
     /** When the tool opted in (`@Tool({ exposeErrors: true })`), the model may see the cause's message. */
     readonly expose = false,
+    /** What failed: a tool, or a resource or prompt (`read` / `get`). */
+    readonly what: 'Tool' | 'Resource' | 'Prompt' = 'Tool',
   ) {
-    super('TOOL_FAILED', `Tool "${toolName}" failed: ${errorText(cause)}`, { cause });
+    super('TOOL_FAILED', `${what} "${toolName}" failed: ${errorText(cause)}`, { cause });
   }
 
   override toToolResult(): string {
-    const message = this.expose && this.cause instanceof Error ? this.cause.message : `Tool "${this.toolName}" failed unexpectedly.`;
+    const message =
+      this.expose && this.cause instanceof Error ? this.cause.message : `${this.what} "${this.toolName}" failed unexpectedly.`;
     return encodeToolError(this.code, message);
   }
 }
@@ -251,16 +278,17 @@ export class ToolOutputError extends ToolwrightError {
     readonly toolName: string,
     readonly errors: readonly FieldError[],
     detail?: string,
+    readonly what: 'Tool' | 'Resource' | 'Prompt' = 'Tool',
   ) {
     super(
       'INVALID_OUTPUT',
-      `Tool "${toolName}" returned a result that breaks its output contract: ` +
+      `${what} "${toolName}" returned a result that breaks its output contract: ` +
         (detail ?? errors.map((e) => `${e.path || '(result)'} ${e.message}`).join('; ')),
     );
   }
 
   override toToolResult(): string {
-    return encodeToolError(this.code, `Tool "${this.toolName}" returned an invalid result.`);
+    return encodeToolError(this.code, `${this.what} "${this.toolName}" returned an invalid result.`);
   }
 }
 

@@ -17,16 +17,17 @@ import type { ToolContent } from '../content/tool-content';
 import type { CallOptions } from '../registry/call-options';
 import type { RegisteredTool, ToolRegistry } from '../registry/tool-registry';
 import { toMcpTool } from '../schema/providers';
-import { AgentContext } from '../session/agent-context';
+import type { AgentContext } from '../session/agent-context';
 import type { LogLevel } from '../session/tool-log';
-import { AgentMemory } from '../session/agent-memory';
-import type { SessionKey, SessionSnapshot } from '../session/snapshots';
+import type { AgentMemory } from '../session/agent-memory';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { askApproval, rejected } from './approval';
-import { endCancelled, errorResult, hasRequestStreams, logSender, progressSender, save, settleProgress } from './call-lifecycle';
+import { endCancelled, errorResult, hasRequestStreams, logSender, progressSender, settleProgress } from './call-lifecycle';
+import { contextOf, loadScope, saveScope } from './call-scope';
+import { featureCapabilities, serveFeatures } from './features';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
-import type { McpIdentity, McpServerOptions } from './server-options';
+import type { McpServerOptions } from './server-options';
 import { mcpSessionKeys } from './session-keys';
 import { storeUnavailableRpcError } from './store-unavailable';
 
@@ -59,7 +60,10 @@ interface ServerParts {
 export function createMcpServer(registry: ToolRegistry, options: McpServerOptions = {}): Server {
   const server = new ParamsCheckedServer(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
-    { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: sharedValidator },
+    {
+      capabilities: { tools: {}, logging: {}, ...featureCapabilities(registry, options.resourceSubscriptions !== false) },
+      jsonSchemaValidator: sharedValidator,
+    },
   );
   const parts: ServerParts = {
     server,
@@ -80,6 +84,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   // Registered under the method alone: the SDK parses a request with the handler's schema first, and a malformed
   // tools/call (arguments an array, no name) would get -32603 with a schema dump; the SDK's own tools/call check then
   // answers -32602 (Invalid params) with the reason, and the handler sees the arguments as sent.
+  serveFeatures(parts, options.resourceSubscriptions !== false);
   server.setRequestHandler(CallToolMethod, (raw, extra) => callTool(parts, raw as CallToolRequest, extra));
   return server;
 }
@@ -118,22 +123,11 @@ async function listVisibleTools(parts: ServerParts, extra: Extra): Promise<ListT
 /** tools/call: load what the tool may read, ask for approval if it needs one, run it, save what it wrote. */
 async function callTool(parts: ServerParts, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
   const { name } = request.params;
-  const { key, memoryKey, identity } = mcpSessionKeys(extra, parts.options, parts.fallbackSessionId);
   const progress = progressSender(extra._meta?.progressToken, extra.sendNotification);
   const log = logSender(parts.logLevel, name, extra.sendNotification);
   try {
-    // What the tool can read: state always, memory when it declares so; never the history (a call adds to it at most).
-    const readsMemory = parts.byName.get(name)?.memory === true;
-    const [snapshot, memorySnapshot] = await Promise.all([
-      parts.store.loadSession(key, { historyLimit: 0 }),
-      readsMemory ? parts.store.loadMemory(memoryKey) : undefined,
-    ]);
-    const context = contextOf(snapshot, key, identity);
-    const memory = !readsMemory
-      ? AgentMemory.unloaded(memoryKey)
-      : memorySnapshot
-        ? AgentMemory.fromSnapshot(memorySnapshot)
-        : new AgentMemory(memoryKey);
+    const scope = await loadScope(parts, extra, parts.byName.get(name)?.memory === true);
+    const { context, memory } = scope;
     let text: string | CallToolResult;
     let content: ToolContent | undefined;
     const sinks = { onProgress: progress?.send, onLog: log?.send, onContent: (c: ToolContent) => (content = c) };
@@ -144,7 +138,7 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
       progress?.stop();
       log?.stop();
       // What the tool wrote before failing is kept, as it would be in an agent turn.
-      await save(parts.store, key, memoryKey, context, memory, snapshot, identity.userId);
+      await saveScope(parts.store, scope);
       if (progress?.sent && !hasRequestStreams(parts.server)) await settleProgress(extra.sendRequest);
     }
     if (typeof text !== 'string') return text;
@@ -185,12 +179,6 @@ async function approveAndRun(
     }
   }
   return registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved, ...sinks });
-}
-
-function contextOf(snapshot: SessionSnapshot | undefined, key: SessionKey, identity: McpIdentity): AgentContext {
-  return snapshot
-    ? AgentContext.fromSnapshot(snapshot, identity.userId)
-    : new AgentContext({ sessionId: key.sessionId, userId: identity.userId, tenantId: identity.tenantId });
 }
 
 /** A registry never changes once built: its MCP tool list is made once, not once per MCP session. */

@@ -40,6 +40,9 @@ export class ParamsCheckedServer extends Server {
     if (!byMethod) methodOnly.set(method, (byMethod = z.object({ method: z.literal(method) }).passthrough()));
     const full = schema as unknown as z.ZodType<SchemaOutput<T>>;
     super.setRequestHandler(byMethod, (request, extra) => {
+      // The SDK's parse drops a `__proto__` key without a word: the handler would run on other arguments than were sent.
+      if (hasPrototypeKey(request.params, 0))
+        throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: "__proto__" is not an accepted key.`);
       const parsed = full.safeParse(request);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -54,6 +57,13 @@ export class ParamsCheckedServer extends Server {
       return handler(parsed.data, extra);
     });
   }
+}
+
+/** An own `__proto__` key in the params, looked for as deep as MCP's params go (arguments, ref, context). */
+function hasPrototypeKey(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object' || depth > 3) return false;
+  if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return true;
+  return Object.values(value).some((v) => hasPrototypeKey(v, depth + 1));
 }
 
 /** Servers that answered their initialize (module-level: the SDK registers handlers before subclass fields exist). */

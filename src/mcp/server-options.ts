@@ -36,6 +36,11 @@ export interface McpServerOptions {
    * Unset, none are sent until the client asks with `logging/setLevel`, which sets it for the session.
    */
   logLevel?: LogLevel;
+  /**
+   * Offer `resources/subscribe` (default true): a session hears `registry.resourceUpdated(uri)`.
+   * serveHttp's stateless mode turns it off, since no server outlives its request there.
+   */
+  resourceSubscriptions?: boolean;
   /** Called when the client sets the level (serveHttp's stateless mode keeps it in the session's record). */
   onSetLogLevel?: (level: LogLevel) => void | Promise<void>;
 }

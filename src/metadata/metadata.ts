@@ -8,7 +8,8 @@ import {
   type ConstraintMetadata,
   type ValidationMetadata,
 } from './private-apis';
-import { PARAMS_KEY, TOOL_OPTIONS_KEY } from './keys';
+import { PARAMS_KEY, PROMPT_OPTIONS_KEY, RESOURCE_OPTIONS_KEY, TOOL_OPTIONS_KEY } from './keys';
+import type { PromptOptions, ResourceDeclaration } from './feature-types';
 import type { ClassType, ParamMetadata, ToolOptions } from './types';
 
 /*
@@ -25,6 +26,22 @@ export function setToolOptions(target: Function, options: ToolOptions): void {
 /** Own options only: a subclass without `@Tool` is not a tool of its parent's name. */
 export function getToolOptions(target: Function): ToolOptions | undefined {
   return Reflect.getOwnMetadata(TOOL_OPTIONS_KEY, target);
+}
+
+export function setResourceOptions(target: Function, declaration: ResourceDeclaration): void {
+  Reflect.defineMetadata(RESOURCE_OPTIONS_KEY, Object.freeze({ ...declaration }), target);
+}
+
+export function getResourceOptions(target: Function): ResourceDeclaration | undefined {
+  return Reflect.getOwnMetadata(RESOURCE_OPTIONS_KEY, target);
+}
+
+export function setPromptOptions(target: Function, options: PromptOptions): void {
+  Reflect.defineMetadata(PROMPT_OPTIONS_KEY, Object.freeze({ ...options }), target);
+}
+
+export function getPromptOptions(target: Function): PromptOptions | undefined {
+  return Reflect.getOwnMetadata(PROMPT_OPTIONS_KEY, target);
 }
 
 export function addParam(target: Function, param: ParamMetadata): void {

@@ -5,6 +5,7 @@ import type { ResolvedTool } from './tool.interface';
 
 /** What the registry knows of one tool, frozen at build. */
 export interface RegisteredTool {
+  readonly kind: 'tool';
   readonly name: string;
   readonly definition: ToolDefinition;
   readonly instance: ResolvedTool<never>;

@@ -13,7 +13,7 @@ import type { ToolEntry } from './registered-tool';
 import type { ResolvedTool, ToolInterface } from './tool.interface';
 
 /** What every tool of one registry is built with: its container, argument limits, constraint table and Ajv instances. */
-interface Builder {
+export interface Builder {
   container: ContainerLike;
   limits: ArgumentLimits;
   table: ConstraintTable;
@@ -32,12 +32,16 @@ interface Resolved {
   instance: ToolInterface<never>;
 }
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export function createBuilder(container: ContainerLike, limits: ArgumentLimits): Builder {
+  const table = new ConstraintTable();
+  return { container, limits, table, classAjv: createClassAjv(table) };
+}
 
 /** Every tool class → its checked, frozen entry, by tool name in registration order; throws ToolDefinitionError. */
-export function buildEntries(tools: readonly ClassType[], container: ContainerLike, limits: ArgumentLimits): Map<string, ToolEntry> {
-  const table = new ConstraintTable();
-  const builder: Builder = { container, limits, table, classAjv: createClassAjv(table) };
+export function buildEntries(tools: readonly ClassType[], builder: Builder): Map<string, ToolEntry> {
+  const { container } = builder;
   const entries = new Map<string, ToolEntry>();
   for (const toolClass of tools) {
     const entry = buildEntry(resolve(toolClass, container), builder);
@@ -66,15 +70,23 @@ function resolve(toolClass: ClassType, container: ContainerLike): Resolved {
   if (typeof toolClass.prototype.execute !== 'function') {
     throw new ToolDefinitionError(`${cls} has no execute(args, context, memory) method. Implement ToolInterface.`);
   }
-  if (toolClass.length > 0 && !getConstructorParamTypes(toolClass)) {
+  return { toolClass, cls, options, handWritten, instance: instantiate(toolClass, cls, container, '@Tool({ name, description })') };
+}
+
+/**
+ * The class's instance from the container, with the checks that make an injection failure a
+ * build error naming the fix (`decorator`: the decorator that makes TypeScript emit the types).
+ */
+export function instantiate<T>(featureClass: ClassType, cls: string, container: ContainerLike, decorator: string): T {
+  if (featureClass.length > 0 && !getConstructorParamTypes(featureClass)) {
     throw new ToolDefinitionError(
       `${cls} takes constructor arguments but TypeScript emitted no types for them. ` +
-        'Add @Tool({ name, description }) (or @Service()) to the class and enable emitDecoratorMetadata.',
+        `Add ${decorator} (or @Service()) to the class and enable emitDecoratorMetadata.`,
     );
   }
-  if (container === typediContainer) checkInjectableParams(toolClass, cls);
+  if (container === typediContainer) checkInjectableParams(featureClass, cls);
   try {
-    return { toolClass, cls, options, handWritten, instance: container.get(toolClass) as ToolInterface<never> };
+    return container.get(featureClass) as T;
   } catch (error) {
     throw new ToolDefinitionError(
       `Could not resolve ${cls} from the container: ${(error as Error).message}. ` +
@@ -93,6 +105,7 @@ function buildEntry(tool: Resolved, builder: Builder): ToolEntry {
   deepFreeze(definition);
   if (!tool.handWritten) Object.defineProperty(instance, 'definition', { value: () => definition, configurable: true });
   return {
+    kind: 'tool',
     name: definition.name,
     definition,
     instance: instance as ResolvedTool<never>,
@@ -174,7 +187,7 @@ function checkName(name: string, cls: string): void {
   }
 }
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);

@@ -16,14 +16,22 @@ import { teeLog } from './log-budget';
 import { isPromise, oneTick } from './maybe-promise';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
 import type { RegisteredTool, ToolEntry } from './registered-tool';
-import { buildEntries } from './tool-builder';
+import { buildPrompts, buildResources } from './feature-builder';
+import { Features, type FeatureCallOptions } from './features';
+import type { Completion, CompletionRef, PromptRead, RegisteredPrompt, RegisteredResource, ResourceRead } from './registered-feature';
+import { buildEntries, createBuilder } from './tool-builder';
 import type { ResolvedTool } from './tool.interface';
 
 export type { CallOptions } from './call-options';
 export type { RegisteredTool } from './registered-tool';
+export type { FeatureCallOptions } from './features';
 
 export interface ToolRegistryOptions {
   tools: readonly ClassType[];
+  /** `@Resource` and `@ResourceTemplate` classes, served over MCP beside the tools, behind the same gate. */
+  resources?: readonly ClassType[];
+  /** `@Prompt` classes, served over MCP beside the tools, behind the same gate. */
+  prompts?: readonly ClassType[];
   /** Anything with `get(cls)`; typedi's global Container by default. */
   container?: ContainerLike;
   limits?: Partial<ArgumentLimits>;
@@ -54,11 +62,14 @@ export class ToolRegistry {
   private readonly definitionList: readonly ToolDefinition[];
   private readonly authorize?: AuthorizePolicy;
   private readonly tracing?: TracingOptions;
+  private readonly features: Features;
+  private readonly resourceListeners = new Set<(uri: string) => void>();
   /** Some tool's visibility depends on the caller. */
   readonly gated: boolean;
 
-  private constructor(entries: Map<string, ToolEntry>, authorize?: AuthorizePolicy, tracing?: TracingOptions) {
+  private constructor(entries: Map<string, ToolEntry>, features: Features, authorize?: AuthorizePolicy, tracing?: TracingOptions) {
     this.entries = entries;
+    this.features = features;
     this.tracing = tracing;
     this.nameList = Object.freeze([...entries.keys()]);
     this.definitionList = Object.freeze([...entries.values()].map((e) => e.definition));
@@ -69,8 +80,96 @@ export class ToolRegistry {
 
   static build(options: ToolRegistryOptions): ToolRegistry {
     const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
-    const entries = buildEntries(options.tools, options.container ?? typediContainer, limits);
-    return new ToolRegistry(entries, options.authorize, options.tracing);
+    const builder = createBuilder(options.container ?? typediContainer, limits);
+    const entries = buildEntries(options.tools, builder);
+    const features = new Features(
+      buildResources(options.resources ?? [], builder),
+      buildPrompts(options.prompts ?? [], builder),
+      options.authorize,
+    );
+    return new ToolRegistry(entries, features, options.authorize, options.tracing);
+  }
+
+  /** Every resource and resource template, in registration order. */
+  resources(): readonly RegisteredResource[] {
+    return this.features.allResources();
+  }
+
+  /** Every prompt, in registration order. */
+  prompts(): readonly RegisteredPrompt[] {
+    return this.features.allPrompts();
+  }
+
+  /** The resources and templates this caller may see and read (`isEnabled`, `authorize`). */
+  visibleResources(context: AgentContext): Promise<RegisteredResource[]> {
+    return this.features.visibleResources(context);
+  }
+
+  /** The prompts this caller may see and get. */
+  visiblePrompts(context: AgentContext): Promise<RegisteredPrompt[]> {
+    return this.features.visiblePrompts(context);
+  }
+
+  /** Some resource's or prompt's visibility depends on the caller. */
+  get featuresGated(): boolean {
+    return this.features.gated;
+  }
+
+  /**
+   * Reads a resource by URI (a fixed one, else the first template that matches, its variables
+   * validated as tool arguments are). Throws ResourceNotFoundError (also for one hidden from this
+   * caller), ToolInputError, ToolExecutionError, ToolOutputError.
+   */
+  readResource(
+    uri: string,
+    context = directContext(),
+    memory = directMemory(context),
+    options?: FeatureCallOptions,
+  ): Promise<ResourceRead> {
+    return this.features.read(uri, context, memory, options);
+  }
+
+  /** Does this URI name a resource this caller may read? */
+  hasResource(uri: string, context = directContext()): Promise<boolean> {
+    return this.features.has(uri, context);
+  }
+
+  /** A prompt's messages for these arguments (validated). Throws PromptNotFoundError, ToolInputError, ToolExecutionError, ToolOutputError. */
+  getPrompt(
+    name: string,
+    args?: object,
+    context = directContext(),
+    memory = directMemory(context),
+    options?: FeatureCallOptions,
+  ): Promise<PromptRead> {
+    return this.features.get(name, args, context, memory, options);
+  }
+
+  /** Completion values for a prompt argument or template variable, starting with `argument.value`. */
+  complete(
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    context = directContext(),
+    args?: Record<string, string>,
+  ): Promise<Completion> {
+    return this.features.complete(ref, argument, context, args);
+  }
+
+  /** Tells whoever subscribed (an MCP client's `resources/subscribe`) that the resource at `uri` changed. */
+  resourceUpdated(uri: string): void {
+    for (const listener of this.resourceListeners) {
+      try {
+        listener(uri);
+      } catch {
+        // One listener's failure (a closed session) is not the others' or the caller's.
+      }
+    }
+  }
+
+  /** Listens for `resourceUpdated`; returns the remover. */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.resourceListeners.add(listener);
+    return () => this.resourceListeners.delete(listener);
   }
 
   /** Every tool's definition, in registration order (frozen, built once). */

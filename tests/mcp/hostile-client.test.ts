@@ -95,6 +95,34 @@ const HOSTILE: Array<[string, string, Expect]> = [
   ],
   ['an unknown notification', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/whatever' }), { none: true }],
   ['a response to nothing', JSON.stringify({ jsonrpc: '2.0', id: 999, result: {} }), { none: true }],
+  ['a resource uri that is a number', rpc(130, 'resources/read', { uri: 5 }), { error: -32602 }],
+  ['an unknown resource', rpc(131, 'resources/read', { uri: 'notes://nowhere' }), { error: -32002 }],
+  ['a template variable class-validator refuses', rpc(132, 'resources/read', { uri: 'notes://mallory/n1' }), { error: -32602 }],
+  ['a 200,000-character resource uri', rpc(133, 'resources/read', { uri: `notes://${'x'.repeat(200_000)}` }), { error: -32002 }],
+  [
+    'a __proto__ key in prompt arguments',
+    '{"jsonrpc":"2.0","id":134,"method":"prompts/get","params":{"name":"summarize","arguments":{"topic":"t","__proto__":"x"}}}',
+    { error: -32602 },
+  ],
+  [
+    'a constructor key in prompt arguments',
+    rpc(135, 'prompts/get', { name: 'summarize', arguments: { topic: 't', constructor: 'x' } }),
+    { error: -32602 },
+  ],
+  ['prompt arguments an array', rpc(136, 'prompts/get', { name: 'summarize', arguments: ['t'] }), { error: -32602 }],
+  ['a prompt named __proto__', rpc(137, 'prompts/get', { name: '__proto__' }), { error: -32602 }],
+  [
+    'a prompt argument that is an object',
+    rpc(138, 'prompts/get', { name: 'summarize', arguments: { topic: { a: 1 } } }),
+    { error: -32602 },
+  ],
+  [
+    'a completion ref of no known type',
+    rpc(139, 'completion/complete', { ref: { type: 'ref/tool', name: 'grant' }, argument: { name: 'a', value: '' } }),
+    { error: -32602 },
+  ],
+  ['a valid read', rpc(140, 'resources/read', { uri: 'notes://bob/n5' }), { ok: true }],
+  ['a valid prompt', rpc(141, 'prompts/get', { name: 'summarize', arguments: { topic: 'builds' } }), { ok: true }],
   ['a valid call', call(121, 'grant', { user: 'u' }), { ok: true }],
 ];
 
@@ -112,6 +140,9 @@ function judge(label: string, expected: Expect, answers: Array<Record<string, un
   }
   const result = answer.result as CallToolResult | undefined;
   if (!result) return `${label}: wanted a tool result, got ${JSON.stringify(answer).slice(0, 300)}`;
+  // A read or a prompt: its own result, no tool content.
+  if (expected.ok && !Array.isArray(result.content))
+    return 'contents' in result || 'messages' in result ? undefined : `${label}: got ${JSON.stringify(result).slice(0, 300)}`;
   const text = (result.content[0] as { text: string }).text;
   if (expected.ok) return result.isError ? `${label}: failed ${text}` : undefined;
   const body = JSON.parse(text) as { code?: string };

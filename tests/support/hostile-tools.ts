@@ -5,6 +5,7 @@
 import 'reflect-metadata';
 import { IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import { Param, Tool, ToolRegistry, type AgentContext, type ToolInterface } from '../../src';
+import { FEATURE_PROMPTS, FEATURE_RESOURCES } from './feature-fixtures';
 
 export class GrantInput {
   @Param() @IsString() @MaxLength(40) user!: string;
@@ -43,4 +44,9 @@ export class SlowTool implements ToolInterface<SlowInput> {
   }
 }
 
-export const hostileRegistry = ToolRegistry.build({ tools: [GrantTool, NoteTool, SlowTool] });
+/** With the feature fixtures' resources and prompts: hostile reads and prompts on every transport too. */
+export const hostileRegistry = ToolRegistry.build({
+  tools: [GrantTool, NoteTool, SlowTool],
+  resources: FEATURE_RESOURCES,
+  prompts: FEATURE_PROMPTS,
+});

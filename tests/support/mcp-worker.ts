@@ -9,14 +9,15 @@ import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
 import { registry } from '../fixtures/toolwright.config';
+import { featureRegistry } from './feature-fixtures';
 import { progressRegistry } from './progress-tools';
 
 export interface McpWorkerArgs {
   kind: 'redis' | 'postgres' | 'sqlite';
   /** A URL (Redis), a connection string (PostgreSQL) or a file (SQLite). */
   target: string;
-  /** `progress`: the waiting tools of tests/support/progress-tools.ts (default: the fixture tools). */
-  tools?: 'fixture' | 'progress';
+  /** `progress`: the waiting tools of tests/support/progress-tools.ts; `features`: feature-fixtures.ts (default: the fixture tools). */
+  tools?: 'fixture' | 'progress' | 'features';
   /** Bearer token → identity: serve with `auth: tokenAuth(tokens)`. */
   tokens?: Record<string, McpIdentity>;
 }
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
       : args.kind === 'sqlite'
         ? new SqliteStore({ path: args.target })
         : new PostgresStore({ connectionString: args.target });
-  const tools = args.tools === 'progress' ? progressRegistry : registry;
+  const tools = args.tools === 'progress' ? progressRegistry : args.tools === 'features' ? featureRegistry() : registry;
   const auth = args.tokens ? tokenAuth(args.tokens) : undefined;
   const handle = await serveHttp(tools, { stateless: true, store, auth, name: `worker-${process.pid}` });
   process.stdout.write(`url ${handle.url}\n`);
