@@ -24,6 +24,7 @@ import type { SessionKey, SessionSnapshot } from '../session/snapshots';
 import { InMemoryStore } from '../stores/in-memory.store';
 import type { SessionStore } from '../stores/store';
 import { askApproval, rejected } from './approval';
+import { inputSinks } from './input-requests';
 import { endCancelled, errorResult, hasRequestStreams, logSender, progressSender, save, settleProgress } from './call-lifecycle';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
 import type { McpIdentity, McpServerOptions } from './server-options';
@@ -136,7 +137,12 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
         : new AgentMemory(memoryKey);
     let text: string | CallToolResult;
     let content: ToolContent | undefined;
-    const sinks = { onProgress: progress?.send, onLog: log?.send, onContent: (c: ToolContent) => (content = c) };
+    const sinks = {
+      onProgress: progress?.send,
+      onLog: log?.send,
+      onContent: (c: ToolContent) => (content = c),
+      ...inputSinks(parts.server, extra.sendRequest),
+    };
     try {
       text = await approveAndRun(parts, request, extra, context, memory, sinks);
     } finally {
@@ -167,7 +173,7 @@ async function approveAndRun(
   extra: Extra,
   context: AgentContext,
   memory: AgentMemory,
-  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent'>,
+  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent' | 'onElicit' | 'onSample'>,
 ): Promise<string | CallToolResult> {
   const { registry, server } = parts;
   const { name } = request.params;
