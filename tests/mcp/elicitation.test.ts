@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Param, Tool, ToolContent, ToolRegistry, type AgentContext, type ToolInterface } from '../../src';
 import { createMcpServer, serveHttp } from '../../src/mcp';
+import { InMemoryStore } from '../../src/stores/in-memory.store';
 
 class NoInput {}
 
@@ -288,6 +289,24 @@ describe('elicitation on Streamable HTTP', () => {
         action: 'accept',
         content: { instance: 'Contact', name: 'Grace', email: 'grace@example.com' },
       });
+    } finally {
+      await client.close();
+      await handle.close();
+    }
+  });
+});
+
+describe('elicitation on stateless Streamable HTTP', () => {
+  it('is INPUT_UNAVAILABLE: a stateless server does not know what the client declared, and could not route its answer back', async () => {
+    const handle = await serveHttp(registry, { stateless: true, store: new InMemoryStore(), onError: () => undefined });
+    const client = new Client({ name: 'elicit-stateless', version: '1.0.0' }, { capabilities: FULL });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      const asked = answering(client, () => ({ action: 'accept', content: { name: 'Grace', email: 'grace@example.com' } }));
+      const result = await call(client, 'book');
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatchObject({ code: 'INPUT_UNAVAILABLE' });
+      expect(asked).toHaveLength(0);
     } finally {
       await client.close();
       await handle.close();
