@@ -84,7 +84,14 @@ class AskModelTool implements ToolInterface {
   }
 }
 
-const registry = ToolRegistry.build({ tools: [BookTool, NestedTool, LoginTool, AskModelTool] });
+@Tool({ name: 'book_quickly', description: 'Asks, but gives the user 100 ms', input: NoInput, timeoutMs: 100 })
+class QuickBookTool implements ToolInterface {
+  async execute(_input: object, context: AgentContext): Promise<ToolContent> {
+    return report(await context.elicit('Quick: who is booking?', Contact));
+  }
+}
+
+const registry = ToolRegistry.build({ tools: [BookTool, NestedTool, LoginTool, AskModelTool, QuickBookTool] });
 
 const FULL: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {} };
 
@@ -222,6 +229,26 @@ describe('context.elicit over MCP', () => {
     controller.abort(new Error('the user closed the chat'));
     await expect(calling).rejects.toThrow();
     // The server cancelled its own request to the client: the form goes away.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(askedSignal?.aborted).toBe(true);
+  });
+});
+
+describe('an elicitation outliving its call', () => {
+  it("is cancelled on the client when the tool's timeout passes: the call fails with TOOL_TIMEOUT", async () => {
+    const client = await open();
+    // As above: the first server request (id 0) cannot be cancelled in the SDK.
+    answering(client, () => ({ action: 'decline' }));
+    await call(client, 'book');
+    let askedSignal: AbortSignal | undefined;
+    client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
+      askedSignal = extra.signal;
+      await new Promise((resolve) => extra.signal.addEventListener('abort', resolve));
+      return { action: 'cancel' };
+    });
+    const result = await call(client, 'book_quickly');
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatchObject({ code: 'TOOL_TIMEOUT' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(askedSignal?.aborted).toBe(true);
   });
