@@ -39,6 +39,22 @@ export type { JsonSchema, ToolDefinition } from './metadata/json-schema';
 // Session state and memory
 export { AgentContext } from './session/agent-context';
 export type { AgentContextInit, ToolCallInfo, ToolProgress } from './session/agent-context';
+export type {
+  ElicitPort,
+  ElicitResult,
+  InputAnswer,
+  InputClass,
+  InputRequest,
+  InputSink,
+  RequestedSchema,
+  SampleContent,
+  SampleMessage,
+  SampleOptions,
+  SampleRequest,
+  SampleResult,
+  SampleSink,
+  UrlElicitResult,
+} from './session/elicitation';
 export { AgentMemory } from './session/agent-memory';
 export type { AgentMemoryInit, MemorySearchResult } from './session/agent-memory';
 export type { Message, ToolCall } from './session/message';
@@ -98,6 +114,7 @@ export {
 } from './errors/errors';
 export type { FieldError, ErrorCode } from './errors/errors';
 export { SessionForbiddenError } from './errors/session-forbidden';
+export { InputUnavailableError, InvalidInputError } from './errors/input-errors';
 export { MemoryNotLoadedError } from './session/agent-memory';
 export {
   AgentRunError,

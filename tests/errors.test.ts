@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   encodeToolError,
+  InputUnavailableError,
+  InvalidInputError,
   ModelError,
   StoreCorruptError,
   StoreUnavailableError,
@@ -54,6 +56,12 @@ const errors: { error: ToolwrightError; cls: abstract new (...args: never[]) => 
   { error: new ToolAbortedError('refund', new Error('run cancelled')), cls: ToolAbortedError, code: 'ABORTED' },
   { error: new StoreUnavailableError('redis', new Error('ECONNREFUSED')), cls: StoreUnavailableError, code: 'STORE_UNAVAILABLE' },
   { error: new ModelError('openai', 'rate limited', 429, true), cls: ModelError, code: 'MODEL_FAILED' },
+  {
+    error: new InputUnavailableError('form', 'the MCP client does not support elicitation'),
+    cls: InputUnavailableError,
+    code: 'INPUT_UNAVAILABLE',
+  },
+  { error: new InvalidInputError('Contact', [fieldError]), cls: InvalidInputError, code: 'INVALID_INPUT' },
 ];
 
 describe.each(errors)('$error.name ($code)', ({ error, cls, code }) => {

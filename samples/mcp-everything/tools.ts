@@ -1,12 +1,10 @@
 /**
- * The tools of the MCP conformance suite's "everything" server that toolwright can express
- * today. What it cannot express yet (elicitation,
- * sampling, resources, prompts, completions, and a
- * `$schema` of 2020-12: the registry's Ajv refuses it) is listed in
- * tests/mcp-conformance/expected-failures.json.
+ * The tools of the MCP conformance suite's "everything" server, written with toolwright's public
+ * API (its resources are in resources.ts, its prompts in prompts.ts).
  */
 import type { AgentContext, ToolInterface } from 'toolwright';
-import { Tool, ToolContent } from 'toolwright';
+import { IsBoolean, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
+import { Param, Tool, ToolContent } from 'toolwright';
 
 /** No arguments. */
 export class NoInput {}
@@ -115,6 +113,124 @@ export class MixedContentTool implements ToolInterface {
   }
 }
 
+/** tools-call-elicitation: the message to show the user. */
+export class ElicitationInput {
+  @Param({ description: 'The message to show the user' })
+  @IsString()
+  message!: string;
+}
+
+/** The form test_elicitation asks the user to fill in. */
+export class UserInfo {
+  @Param({ description: "User's response" })
+  @IsString()
+  username!: string;
+
+  @Param({ description: "User's email address" })
+  @IsString()
+  email!: string;
+}
+
+/** The user's answer as the suite expects to read it back. */
+const answered = (result: { action: string; content?: object }) =>
+  ToolContent.of(ToolContent.text(`User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`));
+
+/** tools-call-elicitation: asks the user for a username and an email mid-call. */
+@Tool({ name: 'test_elicitation', description: 'Asks the user for their information', input: ElicitationInput })
+export class ElicitationTool implements ToolInterface<ElicitationInput> {
+  async execute(input: ElicitationInput, context: AgentContext): Promise<ToolContent> {
+    return answered(await context.elicit(input.message, UserInfo));
+  }
+}
+
+/** elicitation-sep1034-defaults: a default for every primitive type. */
+export class DefaultsForm {
+  @Param({ description: 'User name', default: 'John Doe' })
+  @IsOptional()
+  @IsString()
+  name?: string;
+
+  @Param({ description: 'User age', default: 30 })
+  @IsOptional()
+  @IsInt()
+  age?: number;
+
+  @Param({ description: 'User score', default: 95.5 })
+  @IsOptional()
+  @IsNumber()
+  score?: number;
+
+  @Param({ description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' })
+  @IsOptional()
+  status?: string;
+
+  @Param({ description: 'Verification status', default: true })
+  @IsOptional()
+  @IsBoolean()
+  verified?: boolean;
+}
+
+@Tool({ name: 'test_elicitation_sep1034_defaults', description: 'Asks for a form whose fields all have defaults', input: NoInput })
+export class ElicitationDefaultsTool implements ToolInterface {
+  async execute(_input: object, context: AgentContext): Promise<ToolContent> {
+    return answered(await context.elicit('Please review and update the form fields with defaults', DefaultsForm));
+  }
+}
+
+/** elicitation-sep1330-enums: each kind of enum field a form can have. */
+export class EnumsForm {
+  @Param({ description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] })
+  @IsOptional()
+  untitledSingle?: string;
+
+  @Param({ description: 'Titled single-select', enum: { value1: 'First Option', value2: 'Second Option', value3: 'Third Option' } })
+  @IsOptional()
+  titledSingle?: string;
+
+  @Param({
+    description: 'Legacy titled enum',
+    enum: { opt1: 'Option One', opt2: 'Option Two', opt3: 'Option Three' },
+    enumNames: true,
+  })
+  @IsOptional()
+  legacyEnum?: string;
+
+  @Param({ description: 'Untitled multi-select', type: () => [String], enum: ['option1', 'option2', 'option3'] })
+  @IsOptional()
+  untitledMulti?: string[];
+
+  @Param({
+    description: 'Titled multi-select',
+    type: () => [String],
+    enum: { value1: 'First Choice', value2: 'Second Choice', value3: 'Third Choice' },
+  })
+  @IsOptional()
+  titledMulti?: string[];
+}
+
+@Tool({ name: 'test_elicitation_sep1330_enums', description: 'Asks for a form with every kind of enum field', input: NoInput })
+export class ElicitationEnumsTool implements ToolInterface {
+  async execute(_input: object, context: AgentContext): Promise<ToolContent> {
+    return answered(await context.elicit('Please select options from the enum fields', EnumsForm));
+  }
+}
+
+/** tools-call-sampling: the prompt for the client's model. */
+export class SamplingInput {
+  @Param({ description: 'The prompt to send to the model' })
+  @IsString()
+  prompt!: string;
+}
+
+/** tools-call-sampling: asks the client's model and returns its answer. */
+@Tool({ name: 'test_sampling', description: "Asks the client's model to answer a prompt", input: SamplingInput })
+export class SamplingTool implements ToolInterface<SamplingInput> {
+  async execute(input: SamplingInput, context: AgentContext): Promise<ToolContent> {
+    const answer = await context.sample(input.prompt, { maxTokens: 100 });
+    return ToolContent.of(ToolContent.text(`LLM response: ${answer.text}`));
+  }
+}
+
 export const EVERYTHING_TOOLS = [
   SimpleTextTool,
   ErrorHandlingTool,
@@ -124,4 +240,8 @@ export const EVERYTHING_TOOLS = [
   AudioTool,
   EmbeddedResourceTool,
   MixedContentTool,
+  ElicitationTool,
+  ElicitationDefaultsTool,
+  ElicitationEnumsTool,
+  SamplingTool,
 ];

@@ -55,6 +55,7 @@ export function agentParts(options: AgentOptions): AgentParts {
       errorPolicy: options.errorPolicy ?? 'throw',
       repairToolCall: options.repairToolCall,
       steps,
+      sampler: options.sampling === true ? options.model : options.sampling || undefined,
     },
     (state) => runs.loadMemory(state),
   );

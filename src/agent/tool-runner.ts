@@ -9,6 +9,8 @@ import type { CatalogSelection } from './catalog';
 import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbortedError, ToolCallFailedError } from './errors';
 import type { RunEvents } from './event-stream';
 import type { HookSet } from './hooks';
+import type { Model } from './model';
+import { modelSampler } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
@@ -35,9 +37,19 @@ type RunnerOptions = Pick<AgentOptions, 'toolTimeoutMs' | 'retryBudgets' | 'repa
   maxConcurrency: number;
   retryBudget: number;
   errorPolicy: ErrorPolicy;
+  /** The model that answers the tools' `context.sample` (`AgentOptions.sampling`). */
+  sampler?: Model;
 };
 
-const CORRECTABLE = new Set<ErrorCode>(['INVALID_JSON', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'MODEL_RETRY']);
+// A tool's input request no one could answer (or answered wrongly) goes back to the model too: it can do without.
+const CORRECTABLE = new Set<ErrorCode>([
+  'INVALID_JSON',
+  'INVALID_ARGUMENTS',
+  'TOOL_NOT_FOUND',
+  'MODEL_RETRY',
+  'INPUT_UNAVAILABLE',
+  'INVALID_INPUT',
+]);
 
 /**
  * Runs the tool calls of a model response: repair, approval checks, hooks around each call, the
@@ -230,6 +242,7 @@ export class ToolRunner {
         timeoutMs: plan?.timeoutMs,
         onProgress: state.events && progressTo(state.events, state.runId, call),
         onLog: state.events && logTo(state.events, state.runId, call),
+        onSample: this.options.sampler && modelSampler(this.options.sampler, state.usage),
       };
       const steps = this.options.steps;
       let result = steps

@@ -84,6 +84,11 @@ export interface AgentOptions {
    * (the tools' part only for a registry the agent builds; a ready registry keeps its own option).
    */
   tracing?: TracingOptions;
+  /**
+   * Who answers a tool's `context.sample`: `true` for the agent's own model, or another model.
+   * Default: none, and `context.sample` fails with INPUT_UNAVAILABLE.
+   */
+  sampling?: boolean | Model;
 }
 
 /** One model step, after its tool calls ran: what `stopWhen` looks at. */

@@ -25,6 +25,9 @@ export type ErrorCode =
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'INVALID_PAYLOAD'
   | 'MEMORY_NOT_LOADED'
+  // A tool asked the person or the client's model mid-call: no one could answer, or the answer broke the form
+  | 'INPUT_UNAVAILABLE'
+  | 'INVALID_INPUT'
   // Stores and models
   | 'STORE_UNAVAILABLE'
   | 'STORE_CORRUPT'

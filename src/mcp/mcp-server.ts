@@ -26,6 +26,7 @@ import { askApproval, rejected } from './approval';
 import { endCancelled, errorResult, hasRequestStreams, logSender, progressSender, settleProgress } from './call-lifecycle';
 import { contextOf, loadScope, saveScope } from './call-scope';
 import { featureCapabilities, serveFeatures } from './features';
+import { inputSinks } from './input-requests';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
 import type { McpServerOptions } from './server-options';
 import { mcpSessionKeys } from './session-keys';
@@ -130,7 +131,12 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
     const { context, memory } = scope;
     let text: string | CallToolResult;
     let content: ToolContent | undefined;
-    const sinks = { onProgress: progress?.send, onLog: log?.send, onContent: (c: ToolContent) => (content = c) };
+    const sinks = {
+      onProgress: progress?.send,
+      onLog: log?.send,
+      onContent: (c: ToolContent) => (content = c),
+      ...inputSinks(parts.server, extra.sendRequest),
+    };
     try {
       text = await approveAndRun(parts, request, extra, context, memory, sinks);
     } finally {
@@ -161,7 +167,7 @@ async function approveAndRun(
   extra: Extra,
   context: AgentContext,
   memory: AgentMemory,
-  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent'>,
+  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent' | 'onElicit' | 'onSample'>,
 ): Promise<string | CallToolResult> {
   const { registry, server } = parts;
   const { name } = request.params;

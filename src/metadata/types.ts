@@ -58,7 +58,13 @@ export interface ParamOptions {
   description?: string;
   /** A JSON Schema type name (`'integer'`) or a thunk for arrays and nested classes: `() => [String]`, `() => Address`. */
   type?: JsonSchemaType | ParamTypeThunk;
-  enum?: readonly (string | number | boolean)[];
+  /**
+   * The allowed values; or, as `{ value: 'Title' }`, string values each with a title to show
+   * (JSON Schema `oneOf: [{ const, title }]`, in an array's items `anyOf`).
+   */
+  enum?: readonly (string | number | boolean)[] | Readonly<Record<string, string>>;
+  /** Titled values (`enum: { value: 'Title' }`) told as `enum` + the legacy `enumNames` instead, for older MCP clients. */
+  enumNames?: boolean;
   /** The item schema of an array, when it is not a class. */
   items?: JsonSchema;
   format?: string;

@@ -2,6 +2,7 @@ import type { AgentContext, ToolCallInfo } from '../session/agent-context';
 import type { CallOptions } from './call-options';
 import { Cancellation, type CancelSource } from './cancellation';
 import { idempotencyKey } from './idempotency-key';
+import { elicitPort } from './elicit';
 import { logBudget } from './log-budget';
 
 /** What the tool of this call sees on `context.toolCall`, for every execution mode. */
@@ -13,7 +14,10 @@ export function callInfo(
 ): ToolCallInfo {
   const toolCallId = options?.toolCallId ?? 'direct';
   const onLog = options?.onLog && logBudget(options.onLog);
-  return new CallInfo(toolCallId, name, options?.onProgress, onLog, context, options?.logicalCallId ?? toolCallId, cancel);
+  const info = new CallInfo(toolCallId, name, options?.onProgress, onLog, context, options?.logicalCallId ?? toolCallId, cancel);
+  if (options?.onElicit) info.elicit = elicitPort(options.onElicit);
+  if (options?.onSample) info.onSample = options.onSample;
+  return info;
 }
 
 /**
@@ -22,6 +26,8 @@ export function callInfo(
  */
 class CallInfo implements ToolCallInfo {
   private key?: string;
+  elicit?: ToolCallInfo['elicit'] = undefined;
+  onSample?: ToolCallInfo['onSample'] = undefined;
 
   constructor(
     readonly id: string,

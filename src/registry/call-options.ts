@@ -1,5 +1,6 @@
 import type { ToolContent } from '../content/tool-content';
 import type { ToolProgress } from '../session/agent-context';
+import type { InputSink, SampleSink } from '../session/elicitation';
 import type { ToolLog } from '../session/tool-log';
 import { RUN_CANCELLATION, type Cancellation } from './cancellation';
 
@@ -26,6 +27,13 @@ export interface CallOptions {
   onLog?: (log: ToolLog) => void;
   /** Gets a `ToolContent` result's parts, for a surface that carries them (MCP); the call still answers its text form. */
   onContent?: (content: ToolContent) => void;
+  /**
+   * Who answers the tool's `context.elicit` / `elicitUrl` (MCP elicitation, a human in the agent
+   * runner). Without it those throw INPUT_UNAVAILABLE.
+   */
+  onElicit?: InputSink;
+  /** Who answers the tool's `context.sample` (MCP sampling). Without it, INPUT_UNAVAILABLE. */
+  onSample?: SampleSink;
   /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
   [RUN_CANCELLATION]?: Cancellation;
 }

@@ -14,7 +14,7 @@ export const directContext = (): AgentContext => new AgentContext({ sessionId: '
 export const directMemory = (context: AgentContext): AgentMemory =>
   new AgentMemory({ agentName: 'direct', userId: context.userId ?? 'anonymous' });
 
-/** Can `settleDirect` take this call? The tool is visible to everyone, needs no approval (or has it), and runs without a signal, timeout or call id. */
+/** Can `settleDirect` take this call? The tool is visible to everyone, needs no approval (or has it), and runs without a signal, timeout, call id or listener. */
 export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined): boolean {
   return (
     entry.gated !== true &&
@@ -27,7 +27,9 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.logicalCallId === undefined &&
         options.onProgress === undefined &&
         options.onLog === undefined &&
-        options.onContent === undefined))
+        options.onContent === undefined &&
+        options.onElicit === undefined &&
+        options.onSample === undefined))
   );
 }
 

@@ -1,4 +1,5 @@
 import { ModelRetryError, ToolAbortedError, ToolExecutionError, ToolTimeoutError, ToolwrightError } from '../errors/errors';
+import { InputUnavailableError, InvalidInputError } from '../errors/input-errors';
 import type { AgentContext } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
 import { callInfo } from './call-info';
@@ -36,7 +37,9 @@ function plainContext(context: AgentContext, name: string, options: CallOptions 
   return options?.toolCallId === undefined &&
     options?.logicalCallId === undefined &&
     options?.onProgress === undefined &&
-    options?.onLog === undefined
+    options?.onLog === undefined &&
+    options?.onElicit === undefined &&
+    options?.onSample === undefined
     ? context
     : context.forToolCall(callInfo(context, name, options, undefined));
 }
@@ -55,8 +58,12 @@ export function executePlain(entry: ToolEntry, input: object, ctx: AgentContext,
   });
 }
 
-/** A tool's own ModelRetryError goes back to the model as is; anything else it throws is TOOL_FAILED. */
+/**
+ * A tool's own ModelRetryError goes back to the model as is, and so does an unanswerable or invalid
+ * `context.elicit` / `sample` it did not catch; anything else it throws is TOOL_FAILED.
+ */
 function executionError(name: string, error: unknown, expose: boolean): ToolwrightError {
+  if (error instanceof InputUnavailableError || error instanceof InvalidInputError) return error;
   return error instanceof ModelRetryError ? error : new ToolExecutionError(name, error, expose);
 }
 

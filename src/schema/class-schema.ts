@@ -8,7 +8,7 @@ import { applyConstraints, applyNotEmptyInstance, type PropertySchemas } from '.
 import type { ConstraintTable } from './constraint-table';
 import { tellModel } from './model-hints';
 import { deferProperty, isOptionalMeta, keepUncompiled, type Residual } from './residual';
-import { resolveKind, type Kind } from './type-resolution';
+import { paramEnumValues, resolveKind, type Kind } from './type-resolution';
 
 /**
  * Turns an input (or output) class into two JSON Schemas built side by side:
@@ -212,7 +212,7 @@ function buildProperty(kind: Kind, metas: ValidationMetadata[], param: ParamMeta
   const own = metas.filter((m) => !m.each);
   const each = metas.filter((m) => m.each);
   if (kind.kind === 'array') {
-    const item = buildValue(kind.item, each, param.enum, where + '[]', build);
+    const item = buildValue(kind.item, each, param, where + '[]', build);
     const built: BuiltProperty = {
       schema: { type: 'array' as const, items: item.schema },
       // Bounded `items` (see createClassAjv).
@@ -226,16 +226,10 @@ function buildProperty(kind: Kind, metas: ValidationMetadata[], param: ParamMeta
     return built;
   }
   if (each.length) throw new ToolDefinitionError(`${where} uses { each: true } but is not an array. Type it as an array or drop "each".`);
-  return buildValue(kind, own, param.enum, where, build);
+  return buildValue(kind, own, param, where, build);
 }
 
-function buildValue(
-  kind: Kind,
-  metas: ValidationMetadata[],
-  enumOption: ParamMetadata['enum'],
-  where: string,
-  build: ClassBuild,
-): BuiltProperty {
+function buildValue(kind: Kind, metas: ValidationMetadata[], param: ParamMetadata, where: string, build: ClassBuild): BuiltProperty {
   if (kind.kind === 'schema') return buildGiven(kind.schema, metas, build.plan);
   if (kind.kind === 'array')
     throw new ToolDefinitionError(`${where}: arrays of arrays are not supported. Wrap the inner array in a class.`);
@@ -243,7 +237,7 @@ function buildValue(
   const { table } = build.options;
   const type: JsonSchemaType = kind.kind === 'date' ? 'string' : kind.kind;
   const built: BuiltProperty = { schema: { type }, validation: { type }, uncompiled: [], nestedResidual: false, phrases: [] };
-  if (enumOption) built.schema.enum = built.validation.enum = [...enumOption];
+  if (param.enum) applyEnum(built, param);
   applyConstraints(built, kind.kind, metas, where, build.plan.cls.name, table);
   if (kind.kind === 'date') {
     built.schema.format = 'date-time';
@@ -256,6 +250,17 @@ function buildValue(
     });
   }
   return built;
+}
+
+/** `@Param({ enum })`: validated as `enum`; titled values told as `oneOf: [{ const, title }]` (or legacy `enumNames`). */
+function applyEnum(built: BuiltProperty, param: ParamMetadata): void {
+  const values = paramEnumValues(param.enum)!;
+  built.validation.enum = [...values];
+  if (Array.isArray(param.enum)) built.schema.enum = [...values];
+  else if (param.enumNames) {
+    built.schema.enum = [...values];
+    built.schema.enumNames = Object.values(param.enum!);
+  } else built.schema.oneOf = Object.entries(param.enum!).map(([value, title]) => ({ const: value, title }));
 }
 
 /** A schema given as is (`@Param({ schema })`, `items`): no keyword mapping, class-validator runs its constraints. */

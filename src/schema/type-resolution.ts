@@ -127,7 +127,7 @@ function inferFromConstraints(metas: ValidationMetadata[], param: ParamMetadata)
   if (has('isNumber')) return { kind: 'number' };
   if (has('isBoolean')) return { kind: 'boolean' };
   const values =
-    param.enum ??
+    paramEnumValues(param.enum) ??
     metas.find((m) => m.name === 'isIn')?.constraints[0] ??
     enumValues(metas.find((m) => m.name === 'isEnum')?.constraints[0]);
   if (Array.isArray(values) && values.length) {
@@ -136,6 +136,13 @@ function inferFromConstraints(metas: ValidationMetadata[], param: ParamMetadata)
     if (values.every((v) => typeof v === 'number')) return { kind: 'number' };
   }
   return undefined;
+}
+
+/** `@Param({ enum })`'s values: the list, or the keys of `{ value: 'Title' }`. */
+export function paramEnumValues(option: ParamMetadata['enum']): readonly (string | number | boolean)[] | undefined {
+  return option === undefined || Array.isArray(option)
+    ? (option as readonly (string | number | boolean)[] | undefined)
+    : Object.keys(option);
 }
 
 /** A TypeScript enum's values, without the reverse mapping of numeric enums. */

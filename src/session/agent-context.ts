@@ -1,4 +1,15 @@
 import { ToolwrightConfigError } from '../errors/errors';
+import { InputUnavailableError } from '../errors/input-errors';
+import type {
+  ElicitPort,
+  ElicitResult,
+  InputClass,
+  SampleOptions,
+  SampleResult,
+  SampleSink,
+  SampleMessage,
+  UrlElicitResult,
+} from './elicitation';
 import type { Message } from './message';
 import type { SessionChanges, SessionSnapshot } from './snapshots';
 import { checkStateKey } from './stored-key';
@@ -24,6 +35,10 @@ export interface ToolCallInfo {
   onProgress?: (progress: ToolProgress) => void;
   /** Where `context.log` goes for this call (MCP `notifications/message`, stream events, stderr). */
   onLog?: (log: ToolLog) => void;
+  /** Where `context.elicit` and `elicitUrl` ask (the surface's `onElicit`, with the form compiled and its answer checked). */
+  elicit?: ElicitPort;
+  /** Where `context.sample` asks (the surface's `onSample`). */
+  onSample?: SampleSink;
 }
 
 /** How far a running tool got: `progress` grows; `total` when known; a short human `message`. */
@@ -130,6 +145,37 @@ export class AgentContext {
     if (sink) notify(sink, data === undefined ? { level, message: String(message) } : { level, message: String(message), data });
   }
 
+  /**
+   * Asks the user to fill in a form mid-call: the input class's `@Param` properties (flat: strings,
+   * numbers, booleans, enums) are the form, and an accepted answer is validated like tool arguments
+   * before the tool gets it as an instance (INVALID_INPUT otherwise). Never for secrets: use `elicitUrl`.
+   * Throws INPUT_UNAVAILABLE where no one can answer (no surface asks, or its client cannot).
+   */
+  elicit<T extends object>(message: string, inputClass: InputClass<T>): Promise<ElicitResult<T>> {
+    const port = this.toolCall?.elicit;
+    if (!port) return Promise.reject(new InputUnavailableError('form', 'no user is there to ask on this surface'));
+    return port.form(message, inputClass, this.signal);
+  }
+
+  /**
+   * Asks the user to open a URL (MCP URL mode): for what must not pass through the client, such as
+   * credentials or a payment. The answer says only whether they agreed; the result comes out of band.
+   */
+  elicitUrl(message: string, url: string): Promise<UrlElicitResult> {
+    const port = this.toolCall?.elicit;
+    if (!port) return Promise.reject(new InputUnavailableError('url', 'no user is there to ask on this surface'));
+    return port.url(message, url, this.signal);
+  }
+
+  /** Asks the client's model for a completion (MCP sampling): a prompt, or the messages of a conversation. */
+  sample(prompt: string | readonly SampleMessage[], options: SampleOptions = {}): Promise<SampleResult> {
+    const sink = this.toolCall?.onSample;
+    if (!sink) return Promise.reject(new InputUnavailableError('sampling', 'no model is there to ask on this surface'));
+    const messages: SampleMessage[] =
+      typeof prompt === 'string' ? [{ role: 'user', content: { type: 'text', text: prompt } }] : prompt.map((m) => ({ ...m }));
+    return sink({ ...options, messages, maxTokens: options.maxTokens ?? DEFAULT_SAMPLE_TOKENS }, this.signal);
+  }
+
   get idempotencyKey(): string | undefined {
     return this.toolCall?.idempotencyKey;
   }
@@ -224,6 +270,9 @@ export class AgentContext {
     return changes;
   }
 }
+
+/** `context.sample`'s bound on the answer when the tool sets none (MCP requires one). */
+const DEFAULT_SAMPLE_TOKENS = 1024;
 
 /** Hands a report to its observer: a failing observer (or its rejected promise) must not fail the tool. */
 function notify<T>(sink: (value: T) => unknown, value: T): void {
