@@ -91,12 +91,11 @@ export { ToolCatalog, type CatalogOptions } from './agent/catalog';
 export { IdempotencyLedger, type IdempotencyLedgerOptions, type IdempotentOutcome, payloadFingerprint } from './side-effects/idempotency';
 
 // Errors
+export { ResourceNotFoundError, PromptNotFoundError } from './errors/feature-errors';
 export {
   ToolwrightError,
   ToolDefinitionError,
   ToolNotFoundError,
-  ResourceNotFoundError,
-  PromptNotFoundError,
   ToolInputError,
   ToolExecutionError,
   ToolOutputError,

@@ -15,12 +15,15 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { PromptNotFoundError, ResourceNotFoundError, StoreUnavailableError, ToolInputError, ToolwrightError } from '../errors/errors';
+import { StoreUnavailableError, ToolInputError, ToolwrightError } from '../errors/errors';
+import { PromptNotFoundError, ResourceNotFoundError } from '../errors/feature-errors';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { RegisteredPrompt, RegisteredResource } from '../registry/registered-feature';
+import type { AgentContext } from '../session/agent-context';
 import type { LogLevel } from '../session/tool-log';
 import { loadScope, saveScope, type CallScope, type ScopeSource } from './call-scope';
 import { logSender } from './call-lifecycle';
+import { ListWatch } from './list-changed';
 import { storeUnavailableRpcError } from './store-unavailable';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -34,14 +37,16 @@ export interface FeatureParts extends ScopeSource {
   registry: ToolRegistry;
   onError: (error: unknown) => void;
   logLevel: LogLevel | undefined;
+  lists: ListWatch | undefined;
 }
 
 /** The capabilities the registry's resources and prompts need (none when it has none). */
-export function featureCapabilities(registry: ToolRegistry, subscriptions: boolean): ServerCapabilities {
+export function featureCapabilities(registry: ToolRegistry, notifying: boolean): ServerCapabilities {
   const resources = registry.resources();
+  const watched = ListWatch.watched(registry);
   const capabilities: ServerCapabilities = {};
-  if (resources.length > 0) capabilities.resources = subscriptions ? { subscribe: true } : {};
-  if (registry.prompts().length > 0) capabilities.prompts = {};
+  if (resources.length > 0) capabilities.resources = notifying ? { subscribe: true, ...(watched.resources && { listChanged: true }) } : {};
+  if (registry.prompts().length > 0) capabilities.prompts = notifying && watched.prompts ? { listChanged: true } : {};
   if (registry.prompts().length > 0 || resources.some((r) => r.kind === 'resourceTemplate')) capabilities.completions = {};
   return capabilities;
 }
@@ -53,12 +58,12 @@ export function serveFeatures(parts: FeatureParts, subscriptions: boolean): void
   if (capabilities.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) =>
       listed(parts, extra, async (scope) => ({
-        resources: (await registry.visibleResources(scope.context)).filter((r) => r.kind === 'resource').map(resourceEntry),
+        resources: (await shownResources(parts, scope)).filter((r) => r.kind === 'resource').map(resourceEntry),
       })),
     );
     server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) =>
       listed(parts, extra, async (scope) => ({
-        resourceTemplates: (await registry.visibleResources(scope.context)).filter((r) => r.kind === 'resourceTemplate').map(templateEntry),
+        resourceTemplates: (await shownResources(parts, scope)).filter((r) => r.kind === 'resourceTemplate').map(templateEntry),
       })),
     );
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
@@ -79,7 +84,15 @@ export function serveFeatures(parts: FeatureParts, subscriptions: boolean): void
   }
   if (capabilities.prompts) {
     server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) =>
-      listed(parts, extra, async (scope) => ({ prompts: (await registry.visiblePrompts(scope.context)).map(promptEntry) })),
+      listed(parts, extra, async (scope) => {
+        const prompts = await registry.visiblePrompts(scope.context);
+        if (registry.featuresGated)
+          parts.lists?.saw(
+            'prompts',
+            prompts.map((p) => p.name),
+          );
+        return { prompts: prompts.map(promptEntry) };
+      }),
     );
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
       scoped(parts, extra, readsMemory(registry.prompts().filter((p) => p.name === request.params.name)), async (scope) => {
@@ -133,6 +146,26 @@ function watchSubscriptions(parts: FeatureParts): void {
   };
 }
 
+/** The resources and templates this caller may see, noted for `list_changed` (templates and resources are one list there). */
+async function shownResources(parts: FeatureParts, scope: CallScope): Promise<RegisteredResource[]> {
+  const visible = await parts.registry.visibleResources(scope.context);
+  if (parts.registry.featuresGated)
+    parts.lists?.saw(
+      'resources',
+      visible.map((r) => r.name),
+    );
+  return visible;
+}
+
+/** After a request, with the state it left: the `list_changed` notifications it caused (a failure here fails nothing). */
+export async function recheckLists(parts: Pick<FeatureParts, 'lists' | 'onError'>, context: AgentContext, extra: Extra): Promise<void> {
+  try {
+    await parts.lists?.recheck(context, extra.sendNotification);
+  } catch (error) {
+    parts.onError(error);
+  }
+}
+
 /** A list answer: hidden entries are left out; a store outage says to try again (an empty list would be cached). */
 async function listed<T>(parts: FeatureParts, extra: Extra, list: (scope: CallScope) => Promise<T>): Promise<T> {
   return scoped(parts, extra, false, list);
@@ -146,6 +179,7 @@ async function scoped<T>(parts: FeatureParts, extra: Extra, memory: boolean, bod
       return await body(scope);
     } finally {
       await saveScope(parts.store, scope);
+      await recheckLists(parts, scope.context, extra);
     }
   } catch (error) {
     throw rpcError(error, parts.onError);

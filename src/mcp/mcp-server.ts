@@ -25,8 +25,9 @@ import type { SessionStore } from '../stores/store';
 import { askApproval, rejected } from './approval';
 import { endCancelled, errorResult, hasRequestStreams, logSender, progressSender, settleProgress } from './call-lifecycle';
 import { contextOf, loadScope, saveScope } from './call-scope';
-import { featureCapabilities, serveFeatures } from './features';
+import { featureCapabilities, recheckLists, serveFeatures } from './features';
 import { inputSinks } from './input-requests';
+import { ListWatch } from './list-changed';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
 import type { McpServerOptions } from './server-options';
 import { mcpSessionKeys } from './session-keys';
@@ -50,6 +51,8 @@ interface ServerParts {
   byName: Map<string, RegisteredTool>;
   /** The session's log level: what the client set (`logging/setLevel`), or the option. */
   logLevel: LogLevel | undefined;
+  /** What this session was shown, for `list_changed` (none in stateless serving). */
+  lists: ListWatch | undefined;
 }
 
 /**
@@ -59,10 +62,15 @@ interface ServerParts {
  * Connect it to a transport yourself, or use `serveStdio` / `serveHttp`.
  */
 export function createMcpServer(registry: ToolRegistry, options: McpServerOptions = {}): Server {
+  const notifying = options.sessionNotifications !== false;
   const server = new ParamsCheckedServer(
     { name: options.name ?? 'toolwright', version: options.version ?? '0.0.0' },
     {
-      capabilities: { tools: {}, logging: {}, ...featureCapabilities(registry, options.resourceSubscriptions !== false) },
+      capabilities: {
+        tools: notifying && ListWatch.watched(registry).tools ? { listChanged: true } : {},
+        logging: {},
+        ...featureCapabilities(registry, notifying),
+      },
       jsonSchemaValidator: sharedValidator,
     },
   );
@@ -79,13 +87,14 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
 `)),
     ...registryTools(registry),
     logLevel: options.logLevel,
+    lists: notifying ? new ListWatch(registry) : undefined,
   };
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => listVisibleTools(parts, extra));
   server.setRequestHandler(SetLevelRequestSchema, (request) => setLogLevel(parts, request.params.level));
   // Registered under the method alone: the SDK parses a request with the handler's schema first, and a malformed
   // tools/call (arguments an array, no name) would get -32603 with a schema dump; the SDK's own tools/call check then
   // answers -32602 (Invalid params) with the reason, and the handler sees the arguments as sent.
-  serveFeatures(parts, options.resourceSubscriptions !== false);
+  serveFeatures(parts, notifying);
   server.setRequestHandler(CallToolMethod, (raw, extra) => callTool(parts, raw as CallToolRequest, extra));
   return server;
 }
@@ -112,7 +121,12 @@ async function listVisibleTools(parts: ServerParts, extra: Extra): Promise<ListT
   const { key, identity } = mcpSessionKeys(extra, parts.options, parts.fallbackSessionId);
   try {
     const context = contextOf(await store.loadSession(key), key, identity);
-    return { tools: (await registry.visible(context)).map((t) => toolByName.get(t.name)!) };
+    const visible = await registry.visible(context);
+    parts.lists?.saw(
+      'tools',
+      visible.map((t) => t.name),
+    );
+    return { tools: visible.map((t) => toolByName.get(t.name)!) };
   } catch (error) {
     parts.onError(error);
     // An empty list would read as "no tools" (and be cached as such): an outage says to try again.
@@ -145,6 +159,7 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
       log?.stop();
       // What the tool wrote before failing is kept, as it would be in an agent turn.
       await saveScope(parts.store, scope);
+      await recheckLists(parts, context, extra);
       if (progress?.sent && !hasRequestStreams(parts.server)) await settleProgress(extra.sendRequest);
     }
     if (typeof text !== 'string') return text;

@@ -37,10 +37,11 @@ export interface McpServerOptions {
    */
   logLevel?: LogLevel;
   /**
-   * Offer `resources/subscribe` (default true): a session hears `registry.resourceUpdated(uri)`.
+   * Offer what needs the session's server to outlive a request (default true): `resources/subscribe`
+   * (the session hears `registry.resourceUpdated(uri)`) and `list_changed` notifications.
    * serveHttp's stateless mode turns it off, since no server outlives its request there.
    */
-  resourceSubscriptions?: boolean;
+  sessionNotifications?: boolean;
   /** Called when the client sets the level (serveHttp's stateless mode keeps it in the session's record). */
   onSetLogLevel?: (level: LogLevel) => void | Promise<void>;
 }

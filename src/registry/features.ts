@@ -1,12 +1,6 @@
 import { ToolContent, type ContentPart, type EmbeddedResource } from '../content/tool-content';
-import {
-  PromptNotFoundError,
-  ResourceNotFoundError,
-  ToolExecutionError,
-  ToolInputError,
-  ToolOutputError,
-  ToolwrightError,
-} from '../errors/errors';
+import { ToolExecutionError, ToolInputError, ToolOutputError, ToolwrightError } from '../errors/errors';
+import { PromptNotFoundError, ResourceNotFoundError } from '../errors/feature-errors';
 import type { AgentContext } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
 import { callInfo } from './call-info';

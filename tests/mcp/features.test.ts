@@ -12,12 +12,15 @@ import {
   McpError,
   ReadResourceResultSchema,
   GetPromptResultSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { StoreUnavailableError, ToolRegistry } from '../../src';
+import { Prompt, StoreUnavailableError, Tool, ToolRegistry, type AgentContext, type PromptInterface, type ToolInterface } from '../../src';
 import { createMcpServer, serveHttp, tokenAuth, type HttpHandle, type McpIdentity } from '../../src/mcp';
 import { InMemoryStore } from '../../src/stores/in-memory.store';
-import { featureRegistry } from '../support/feature-fixtures';
+import { featureRegistry, ReadmeResource, SummarizePrompt } from '../support/feature-fixtures';
 
 const registry = featureRegistry();
 
@@ -208,6 +211,62 @@ describe('MCP resources and prompts, in process', () => {
     }
     down = false;
     await expect(client.readResource({ uri: 'notes://readme' })).resolves.toBeDefined();
+  });
+});
+
+describe('list_changed: a request that changes what the session may see announces it', () => {
+  class None {}
+  const member = (context: AgentContext) => context.getState('member') === true;
+
+  @Tool({ name: 'join', description: 'Become a member', input: None })
+  class JoinTool implements ToolInterface {
+    execute(_args: object, context: AgentContext): object {
+      context.setState('member', true);
+      return { joined: true };
+    }
+  }
+
+  @Tool({ name: 'members_only', description: 'For members', input: None })
+  class MembersTool implements ToolInterface {
+    isEnabled = member;
+    execute(): object {
+      return { ok: true };
+    }
+  }
+
+  @Prompt({ name: 'members_prompt', description: 'For members', input: None })
+  class MembersPrompt implements PromptInterface {
+    isEnabled = member;
+    get(): string {
+      return 'welcome';
+    }
+  }
+
+  const gated = ToolRegistry.build({ tools: [JoinTool, MembersTool], prompts: [MembersPrompt], resources: [ReadmeResource] });
+
+  it('declares listChanged for the lists that depend on the caller, and sends each that changed once', async () => {
+    const changed: string[] = [];
+    const session = await connect({ userId: 'u' }, new InMemoryStore(), gated);
+    for (const schema of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema]) {
+      session.client.setNotificationHandler(schema, (n) => void changed.push(n.method));
+    }
+    expect(session.client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true } });
+    expect((await session.client.listTools()).tools.map((t) => t.name)).toEqual(['join']);
+    expect((await session.client.listPrompts()).prompts).toEqual([]);
+    await session.client.callTool({ name: 'join', arguments: {} });
+    await flush();
+    expect(changed.sort()).toEqual(['notifications/prompts/list_changed', 'notifications/tools/list_changed']);
+    expect((await session.client.listTools()).tools.map((t) => t.name)).toEqual(['join', 'members_only']);
+    // Nothing changed this time: nothing announced.
+    await session.client.callTool({ name: 'join', arguments: {} });
+    await flush();
+    expect(changed).toHaveLength(2);
+  });
+
+  it('declares none for a registry whose lists are the same for everyone', async () => {
+    const { client } = await connect(undefined, undefined, ToolRegistry.build({ tools: [JoinTool], prompts: [SummarizePrompt] }));
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+    expect(client.getServerCapabilities()?.prompts).toEqual({});
   });
 });
 

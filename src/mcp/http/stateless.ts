@@ -166,7 +166,7 @@ export class StatelessRelay {
     const server = createMcpServer(this.ctx.registry, {
       ...this.ctx.serverOptions,
       sessionId: id,
-      resourceSubscriptions: false,
+      sessionNotifications: false,
       logLevel,
       // The next request has a server of its own: the level lives in the session's record.
       onSetLogLevel: async (level) => {
