@@ -10,7 +10,8 @@ import 'reflect-metadata';
 // Tools and the registry
 export { Tool } from './decorators/tool.decorator';
 export { Param } from './decorators/param.decorator';
-export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassType } from './metadata/types';
+export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassType, RateLimit } from './metadata/types';
+export type { RateCounters, RateHit } from './side-effects/rate-counters';
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolContent } from './content/tool-content';
 
@@ -92,6 +93,7 @@ export { IdempotencyLedger, type IdempotencyLedgerOptions, type IdempotentOutcom
 
 // Errors
 export { ResourceNotFoundError, PromptNotFoundError } from './errors/feature-errors';
+export { RateLimitedError } from './errors/rate-limited-error';
 export {
   ToolwrightError,
   ToolDefinitionError,

@@ -42,7 +42,9 @@ type RunnerOptions = Pick<AgentOptions, 'toolTimeoutMs' | 'retryBudgets' | 'repa
 };
 
 // A tool's input request no one could answer (or answered wrongly) goes back to the model too: it can do without.
+// So does a rate limit: the model reads when to try again (and a model that keeps trying spends its retry budget).
 const CORRECTABLE = new Set<ErrorCode>([
+  'RATE_LIMITED',
   'INVALID_JSON',
   'INVALID_ARGUMENTS',
   'TOOL_NOT_FOUND',

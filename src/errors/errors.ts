@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'ABORTED'
   | 'MODEL_RETRY'
   | 'APPROVAL_REQUIRED'
+  | 'RATE_LIMITED'
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'INVALID_PAYLOAD'
@@ -66,10 +67,17 @@ export type ErrorCode =
 
 /**
  * The compact JSON a model (or an MCP client) sees for an error: `{ status: 'error', code,
- * message }`, plus per-field `errors` for invalid arguments. The one place that shape is built.
+ * message }`, plus per-field `errors` for invalid arguments, or what else the error carries
+ * (`retryAfter`). The one place that shape is built.
  */
-export function encodeToolError(code: ErrorCode, message: string, errors?: readonly FieldError[], omitted?: number): string {
-  if (errors === undefined) return JSON.stringify({ status: 'error', code, message });
+export function encodeToolError(
+  code: ErrorCode,
+  message: string,
+  errors?: readonly FieldError[],
+  omitted?: number,
+  extra?: Readonly<Record<string, string | number>>,
+): string {
+  if (errors === undefined) return JSON.stringify({ status: 'error', code, message, ...extra });
   // `omitted`: how many field errors a bounded answer left out (see ToolInputError).
   return JSON.stringify(omitted ? { status: 'error', code, message, errors, omitted } : { status: 'error', code, message, errors });
 }

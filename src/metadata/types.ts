@@ -16,6 +16,19 @@ export interface ToolAnnotations {
 
 export type ApprovalPolicy<A = Record<string, unknown>> = boolean | ((args: A, context: AgentContext) => boolean | Promise<boolean>);
 
+/**
+ * At most `limit` calls in each window of `windowMs` (a fixed window, aligned to the epoch): a rate
+ * limit with a short window, a quota with a long one. Counted per caller (`per`), in the registry's
+ * `rateCounters` (a store's, to hold across replicas).
+ */
+export interface RateLimit {
+  /** Calls allowed a window; a function gives each caller its own (a plan's quota). */
+  limit: number | ((context: AgentContext) => number | Promise<number>);
+  windowMs: number;
+  /** Whose calls share one count: `user` (default; tenant and user), `tenant`, `session`, `global`, or a key from the context. */
+  per?: 'user' | 'tenant' | 'session' | 'global' | ((context: AgentContext) => string);
+}
+
 export interface ToolOptions<A = unknown> {
   /** Provider-safe name: letters, digits, `_` and `-`, at most 64. */
   name: string;
@@ -32,6 +45,8 @@ export interface ToolOptions<A = unknown> {
   sequential?: boolean;
   /** Aborts the call (its AbortSignal fires) and fails it with TOOL_TIMEOUT after this long. */
   timeoutMs?: number;
+  /** Calls allowed per caller and window, checked in the registry's gate on every surface (`RATE_LIMITED` with `retryAfter`). */
+  rateLimit?: RateLimit | readonly RateLimit[];
   /** Pause the agent run for a human decision before this tool runs. */
   approval?: ApprovalPolicy<A>;
   annotations?: ToolAnnotations;

@@ -18,6 +18,7 @@ export const directMemory = (context: AgentContext): AgentMemory =>
 export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined): boolean {
   return (
     entry.gated !== true &&
+    entry.rateRules === undefined &&
     (entry.approval === undefined || options?.approved === true) &&
     entry.timeoutMs === undefined &&
     (options === undefined ||

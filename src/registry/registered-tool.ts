@@ -1,6 +1,7 @@
 import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../metadata/types';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { ParseInput, SerializeOutput } from './call-pipeline';
+import type { RateRule } from './rate-limit';
 import type { ResolvedTool } from './tool.interface';
 
 /** What the registry knows of one tool, frozen at build. */
@@ -26,4 +27,6 @@ export interface ToolEntry extends RegisteredTool {
   readonly serialize: SerializeOutput;
   /** Visibility depends on the caller (`isEnabled` or the registry's `authorize`). */
   gated?: boolean;
+  /** The tool's rate limits and the registry's, counted per caller (none: the call is not counted). */
+  rateRules?: readonly RateRule[];
 }

@@ -1,7 +1,9 @@
 import { typediContainer, type ContainerLike } from '../container/container';
 import { ToolContent } from '../content/tool-content';
 import { ApprovalRequiredError, ToolInputError, ToolNotFoundError } from '../errors/errors';
-import type { ClassType } from '../metadata/types';
+import type { ClassType, RateLimit } from '../metadata/types';
+import { getToolOptions } from '../metadata/metadata';
+import { MemoryRateCounters, type RateCounters } from '../side-effects/rate-counters';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { AgentContext } from '../session/agent-context';
 import type { AgentMemory } from '../session/agent-memory';
@@ -15,6 +17,7 @@ import { execute } from './execute';
 import { teeLog } from './log-budget';
 import { isPromise, oneTick } from './maybe-promise';
 import { approvalRequired, permits, type AuthorizePolicy } from './policy';
+import { rateRules, throttle } from './rate-limit';
 import type { RegisteredTool, ToolEntry } from './registered-tool';
 import { buildPrompts, buildResources } from './feature-builder';
 import { Features, type FeatureCallOptions } from './features';
@@ -41,6 +44,16 @@ export interface ToolRegistryOptions {
    * with TOOL_NOT_FOUND, as for a tool that does not exist.
    */
   authorize?: AuthorizePolicy;
+  /**
+   * Rate limits or quotas for every tool (each tool counted apart), beside each tool's own
+   * `@Tool({ rateLimit })`: checked in the gate on every surface, refused with RATE_LIMITED.
+   */
+  rateLimit?: RateLimit | readonly RateLimit[];
+  /**
+   * Where the counts are kept: a store's `rateCounters()` to hold them across replicas and
+   * restarts; this process's memory by default.
+   */
+  rateCounters?: RateCounters;
   /** What `execute_tool` spans record when the app traces with OpenTelemetry (tool arguments and results only on opt-in). */
   tracing?: TracingOptions;
 }
@@ -63,11 +76,20 @@ export class ToolRegistry {
   private readonly authorize?: AuthorizePolicy;
   private readonly tracing?: TracingOptions;
   private readonly features: Features;
+  private readonly counters: RateCounters;
   private readonly resourceListeners = new Set<(uri: string) => void>();
   /** Some tool's visibility depends on the caller. */
   readonly gated: boolean;
 
-  private constructor(entries: Map<string, ToolEntry>, features: Features, authorize?: AuthorizePolicy, tracing?: TracingOptions) {
+  private constructor(entries: Map<string, ToolEntry>, features: Features, options: ToolRegistryOptions) {
+    const { authorize, tracing } = options;
+    this.counters = options.rateCounters ?? new MemoryRateCounters();
+    const shared =
+      options.rateLimit === undefined ? [] : Array.isArray(options.rateLimit) ? options.rateLimit : [options.rateLimit as RateLimit];
+    for (const entry of entries.values()) {
+      const rules = rateRules(entry.name, getToolOptions(entry.toolClass)?.rateLimit, shared);
+      if (rules.length > 0) entry.rateRules = rules;
+    }
     this.entries = entries;
     this.features = features;
     this.tracing = tracing;
@@ -87,7 +109,7 @@ export class ToolRegistry {
       buildPrompts(options.prompts ?? [], builder),
       options.authorize,
     );
-    return new ToolRegistry(entries, features, options.authorize, options.tracing);
+    return new ToolRegistry(entries, features, options);
   }
 
   /** Every resource and resource template, in registration order. */
@@ -257,7 +279,7 @@ export class ToolRegistry {
     return this.invoke(name, args, context, memory, options);
   }
 
-  /** One call's steps: gate → input pipeline → approval → execute → output pipeline. */
+  /** One call's steps: gate → input pipeline → approval → rate limits → execute → output pipeline. */
   private async invoke(
     name: string,
     args: string | object,
@@ -282,6 +304,9 @@ export class ToolRegistry {
         !(input instanceof ToolInputError) &&
         approvalRequired(entry, input, context);
       if (isPromise(required) ? await required : required) throw new ApprovalRequiredError(name);
+      // 4. Rate limits, for a call that would run now (refused arguments and pending approvals are not counted).
+      if (entry.rateRules !== undefined && !(input instanceof ToolInputError))
+        await throttle(name, entry.rateRules, this.counters, context);
     } catch (error) {
       await oneTick();
       throw error;
@@ -290,11 +315,11 @@ export class ToolRegistry {
       await oneTick();
       throw input;
     }
-    // 4. `execute`, in the mode the options ask for (plain, with a signal, under a timeout).
+    // 5. `execute`, in the mode the options ask for (plain, with a signal, under a timeout).
     const running = execute(entry, input, context, memory, options);
     const result = isPromise(running) ? await running : running;
     if (options?.onContent !== undefined && result instanceof ToolContent) options.onContent(result);
-    // 5. The output pipeline: the output contract's checks, then the JSON string the model sees.
+    // 6. The output pipeline: the output contract's checks, then the JSON string the model sees.
     return entry.serialize(result);
   }
 

@@ -289,6 +289,7 @@ const POLICIES: Array<[policy: string, tool: string, args: Record<string, unknow
   ['disabled (isEnabled)', 'beta_export', { text: 'all' }, false, { ran: false, code: 'TOOL_NOT_FOUND' }],
   ['other tenant', 'acme_ledger', { text: 'all' }, false, { ran: false, code: 'TOOL_NOT_FOUND' }],
   ['approval required', 'refund', { order_id: 'A-1', amount_cents: 500 }, true, { ran: false, code: 'APPROVAL_REQUIRED' }],
+  ['over its rate limit', 'quota_probe', { text: 'x' }, true, { ran: false, code: 'RATE_LIMITED' }],
 ];
 
 beforeAll(async () => {
