@@ -4,7 +4,8 @@ import importX from 'eslint-plugin-import-x';
 
 export const FLOORS = [
   ['errors'],
-  ['session', 'side-effects', 'request-body', 'content'],
+  ['content'],
+  ['session', 'side-effects', 'request-body'],
   ['metadata', 'stores', 'tracing'],
   ['schema', 'decorators', 'container'],
   ['validation'],

@@ -3,7 +3,9 @@
  * Needs the optional peer dependency `ai`, major 6 or 7.
  */
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from 'ai';
+import type { ToolContent } from '../content/tool-content';
 import type { ToolRegistry } from '../registry/tool-registry';
+import { toModelOutput } from './ai-sdk-content';
 import { needsApproval, resolveSession, runTool, selectDefinitions, type AdapterOptions } from './shared';
 
 export type { AdapterOptions, SessionSource, ToolSession } from './shared';
@@ -47,17 +49,22 @@ export function toAiSdkTools(registry: ToolRegistry, options: AdapterOptions<AiS
           }
         : {}),
       execute: async (input, execution) => {
-        const { text } = await runTool(
+        let content: ToolContent | undefined;
+        const { text, failed } = await runTool(
           registry,
           name,
           input ?? {},
           options,
           execution as AiSdkRuntime,
-          { toolCallId: execution.toolCallId, signal: execution.abortSignal },
+          { toolCallId: execution.toolCallId, signal: execution.abortSignal, onContent: (c) => (content = c) },
           gated ? 'host' : undefined,
         );
+        // A ToolContent result keeps its parts (MCP's shape), for toModelOutput to hand the model natively.
+        if (content && !failed)
+          return content.structured ? { content: content.parts, structuredContent: content.structured } : { content: content.parts };
         return JSON.parse(text) as unknown;
       },
+      toModelOutput: toModelOutput as never,
     });
   }
   return tools;

@@ -1,3 +1,4 @@
+import type { ContentPart } from '../content/tool-content';
 import { performance } from 'node:perf_hooks';
 import { encodeToolError, ToolExecutionError, ToolInputError, ToolNotFoundError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import { Cancellation, RUN_CANCELLATION } from '../registry/cancellation';
@@ -24,6 +25,8 @@ interface CallOutcome {
   durationMs: number;
   handling?: 'retry' | ErrorBoundary | 'abort';
   approval?: ApprovalRecord;
+  /** A ToolContent result's parts (none when an after-hook replaced the result). */
+  parts?: readonly ContentPart[];
 }
 
 interface ToolPlan {
@@ -233,7 +236,9 @@ export class ToolRunner {
       }
       const plan = this.plans.get(call.name);
       if (!state.memory.loaded && plan?.tool.memory) await this.loadMemory(state);
+      let parts: readonly ContentPart[] | undefined;
       const options: CallOptions = {
+        onContent: (content) => (parts = content.parts),
         approved: decision?.approve === true,
         toolCallId: call.id,
         // The logical call (what a retry of the run shares, model turn, place in the response): the same for
@@ -254,9 +259,9 @@ export class ToolRunner {
         : await this.registry.call(call.name, args, state.context, state.memory, options);
       for (const hook of this.hooks.after) {
         const replaced = await hook({ ...this.hooks.event(state, call, args, approval), result, durationMs: performance.now() - started });
-        if (typeof replaced === 'string') result = replaced;
+        if (typeof replaced === 'string') [result, parts] = [replaced, undefined];
       }
-      return outcome('ok', result);
+      return { ...outcome('ok', result), ...(parts && { parts }) };
     } catch (error) {
       // The journal's store failed, or another process runs this call: the run stops (nothing is saved).
       if (fromJournal(error)) throw error;
@@ -293,7 +298,7 @@ export class ToolRunner {
     state.context.addMessage(
       error || o.status !== 'ok'
         ? { role: 'tool', toolCallId: call.id, name: call.name, content, isError: true }
-        : { role: 'tool', toolCallId: call.id, name: call.name, content },
+        : { role: 'tool', toolCallId: call.id, name: call.name, content, ...(o.parts && { parts: o.parts }) },
     );
     const record: ToolCallRecord = {
       id: call.id,

@@ -8,6 +8,7 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError, ToolwrightConfigError } from '../../errors/errors';
+import { toolResultContent } from './anthropic-content';
 import { readAnthropicEvent, type AnthropicStreamEvent, type StreamedBlock, type TokenCounts } from './anthropic-stream';
 import { linkedAbort, streamCut, throwIfAborted, toModelError, toStreamError } from './sdk-errors';
 import { maxEventBytes, readSseEvents } from './sse-events';
@@ -256,7 +257,7 @@ function toAnthropicMessages(request: ModelRequest): MessageParam[] {
       pendingResults.push({
         type: 'tool_result',
         tool_use_id: message.toolCallId,
-        content: message.content,
+        content: toolResultContent(message),
         ...(message.isError ? { is_error: true } : {}),
       });
       continue;
