@@ -10,7 +10,9 @@ import { InvalidIdError, StoreUnavailableError, ToolwrightConfigError } from '..
 import type { RateCounters } from '../../src/side-effects/rate-counters';
 import { InMemoryStore, PostgresStore, RedisStore, SqliteStore } from '../../src/stores';
 import { freePort, startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import type { RateWorkerArgs } from '../support/rate-worker';
 import { SQLITE_DRIVERS_HERE } from '../support/sqlite-drivers';
+import { runWorkers } from '../support/workers';
 
 jest.setTimeout(60_000);
 
@@ -24,6 +26,8 @@ interface Kind {
   /** A store on the kind's database; a second call is another instance on the same one (a replica). */
   open(): RateStore;
   shared: boolean;
+  /** How a child process opens a store on the same database. */
+  worker?: () => Pick<RateWorkerArgs, 'kind' | 'target' | 'driver'>;
   /** A store whose server cannot be reached. */
   down?: () => Promise<RateStore>;
   setup?: () => Promise<void>;
@@ -46,6 +50,7 @@ const kinds: Kind[] = [
     },
     teardown: async () => rmSync(dir, { recursive: true, force: true }),
     open: () => new SqliteStore({ path: join(dir, 'state.db'), driver }),
+    worker: () => ({ kind: 'sqlite', target: join(dir, 'state.db'), driver }),
     // A file where its directory should be: the database cannot be opened.
     down: async () => {
       writeFileSync(join(dir, 'not-a-dir'), '');
@@ -60,6 +65,7 @@ const kinds: Kind[] = [
     },
     teardown: async () => redis?.destroy(),
     open: () => new RedisStore({ url: redis!.url }),
+    worker: () => ({ kind: 'redis', target: redis!.url }),
     down: async () => new RedisStore({ port: await freePort(), commandTimeoutMs: 500 }),
   },
   {
@@ -70,6 +76,7 @@ const kinds: Kind[] = [
     },
     teardown: async () => postgres?.destroy(),
     open: () => new PostgresStore({ connectionString: postgres!.connectionString }),
+    worker: () => ({ kind: 'postgres', target: postgres!.connectionString }),
     down: async () =>
       new PostgresStore({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`, statementTimeoutMs: 1000 }),
   },
@@ -164,6 +171,19 @@ describe.each(kinds)('RateCounters on $name', (kind) => {
       await other.close();
       const again = open();
       expect((await again.rateCounters().hit(key, 3_600_000)).count).toBe(21);
+    });
+  }
+
+  if (kind.worker) {
+    it('gives two processes hitting one key 25 times each the counts 1..50 between them', async () => {
+      const key = fresh();
+      const outputs = await runWorkers(
+        join(__dirname, '../support/rate-worker.ts'),
+        ['a', 'b'].map((worker): RateWorkerArgs => ({ ...kind.worker!(), key, hits: 25, worker })),
+      );
+      const counts = outputs.flatMap((o) => o.lines.filter((l) => l.startsWith('count ')).map((l) => Number(l.slice(6))));
+      expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      expect((await store.rateCounters('mp').hit(key, 3_600_000)).count).toBe(51);
     });
   }
 
