@@ -13,6 +13,8 @@ import { keptSnapshot } from '../session/kept-memory';
 import type { MemoryIndex, MemorySearchResult } from '../session/memory-entry';
 import { StoreLimitError } from '../errors/errors';
 import { MemoryIdempotencyClaims, type IdempotencyClaims } from '../side-effects/claims';
+import { MemoryRateCounters, type RateCounters } from '../side-effects/rate-counters';
+import { CheckedRateCounters } from './rate/check-hit';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { LocalChannels } from './channels/local-channels';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
@@ -176,6 +178,16 @@ export class InMemoryStore implements SessionStore {
     let claims = this.claims.get(namespace);
     if (!claims) this.claims.set(namespace, (claims = new MemoryIdempotencyClaims((key) => checkId('idempotencyKey', key))));
     return claims as IdempotencyClaims<T>;
+  }
+
+  private readonly rates = new Map<string, RateCounters>();
+
+  /** Fixed-window counters in this process's memory (one MemoryRateCounters per namespace, kept). */
+  rateCounters(namespace = 'default'): RateCounters {
+    checkId('namespace', namespace);
+    let rates = this.rates.get(namespace);
+    if (!rates) this.rates.set(namespace, (rates = new CheckedRateCounters(new MemoryRateCounters())));
+    return rates;
   }
 
   async close(): Promise<void> {

@@ -24,3 +24,7 @@ export type { MemoryIndex } from '../session/memory-search';
 export { MemoryIdempotencyClaims } from '../side-effects/claims';
 export type { IdempotencyClaim, IdempotencyClaims } from '../side-effects/claims';
 export type { IdempotencyEntry, IdempotencyStorage } from '../side-effects/idempotency-storage';
+export { MemoryRateCounters, type RateCounters, type RateHit } from '../side-effects/rate-counters';
+export { SqliteRateCounters } from './rate/sqlite-rate';
+export { RedisRateCounters } from './rate/redis-rate';
+export { PostgresRateCounters } from './rate/postgres-rate';

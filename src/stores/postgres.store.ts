@@ -1,6 +1,8 @@
 import type { Pool } from 'pg';
 import type { IdempotencyClaims } from '../side-effects/claims';
 import { PostgresIdempotencyClaims } from './claims/postgres-claims';
+import type { RateCounters } from '../side-effects/rate-counters';
+import { PostgresRateCounters } from './rate/postgres-rate';
 import { memoryKeyString } from './apply-changes';
 import { CachedMemoryIndex } from '../session/cached-memory-index';
 import { growCachedEntries, keptSnapshot, setRecent, type CachedEntries } from '../session/kept-memory';
@@ -285,6 +287,12 @@ export class PostgresStore implements SessionStore {
   idempotency<T>(namespace = 'default'): IdempotencyClaims<T> {
     checkId('namespace', namespace);
     return new PostgresIdempotencyClaims<T>((sql, params) => this.query(sql, params), this.s, namespace);
+  }
+
+  /** Fixed-window counters kept in this store's schema, by the database's clock (see PostgresRateCounters). */
+  rateCounters(namespace = 'default'): RateCounters {
+    checkId('namespace', namespace);
+    return new PostgresRateCounters((sql, params) => this.query(sql, params), this.s, namespace);
   }
 
   /** Ends the pool this store created; a pool passed in stays open (its owner ends it). */

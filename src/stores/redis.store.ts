@@ -7,6 +7,8 @@ import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionK
 import { SessionForbiddenError } from '../errors/session-forbidden';
 import type { IdempotencyClaims } from '../side-effects/claims';
 import { defineClaimScripts, RedisIdempotencyClaims } from './claims/redis-claims';
+import type { RateCounters } from '../side-effects/rate-counters';
+import { defineRateScripts, RedisRateCounters } from './rate/redis-rate';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
 import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
 import { RedisChannels } from './channels/redis-channels';
@@ -129,6 +131,7 @@ export class RedisStore implements SessionStore {
     (this.client as RedisClientLike).on?.('error', this.clientError);
     defineStoreScripts(this.client);
     defineClaimScripts(this.client);
+    defineRateScripts(this.client);
   }
 
   /** The keys of one session: meta, state, history. */
@@ -349,6 +352,12 @@ export class RedisStore implements SessionStore {
   idempotency<T>(namespace = 'default'): IdempotencyClaims<T> {
     checkId('namespace', namespace);
     return new RedisIdempotencyClaims<T>(this.client, `${this.prefix}idempotency:{${namespace}}:`);
+  }
+
+  /** Fixed-window counters kept in this store's Redis, by its clock (see RedisRateCounters). */
+  rateCounters(namespace = 'default'): RateCounters {
+    checkId('namespace', namespace);
+    return new RedisRateCounters(this.client, `${this.prefix}rate:{${namespace}}:`);
   }
 
   /** Closes the connection this store created; a client passed in stays open (its owner closes it). */

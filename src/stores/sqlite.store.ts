@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError } from '../errors/errors';
 import type { IdempotencyClaims } from '../side-effects/claims';
 import { SqliteIdempotencyClaims } from './claims/sqlite-claims';
+import type { RateCounters } from '../side-effects/rate-counters';
+import { SqliteRateCounters } from './rate/sqlite-rate';
 import { attachIndex, lazyEntries } from '../session/kept-memory';
 import type { MemorySearchResult } from '../session/memory-entry';
 import type {
@@ -304,6 +306,12 @@ export class SqliteStore implements SessionStore {
       () => ({ sql: (text, mode) => this.sql(text, mode), immediate: (body) => this.db().transaction('immediate', body) }),
       namespace,
     );
+  }
+
+  /** Fixed-window counters kept in this store's file, shared by the processes using it (see SqliteRateCounters). */
+  rateCounters(namespace = 'default'): RateCounters {
+    checkId('namespace', namespace);
+    return new SqliteRateCounters(() => ({ sql: (text, mode) => this.sql(text, mode) }), namespace);
   }
 
   async close(): Promise<void> {

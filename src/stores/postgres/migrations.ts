@@ -111,6 +111,15 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Queryable, s: string) => Promise<
      result text,
      PRIMARY KEY (namespace, key)
    );`,
+  // Fixed-window rate counters (see PostgresRateCounters): per key and window length, the current window's start (ms) and count.
+  `CREATE TABLE IF NOT EXISTS $S.rate_counters (
+     namespace text NOT NULL,
+     key text NOT NULL,
+     window_ms bigint NOT NULL,
+     window_start bigint NOT NULL,
+     count integer NOT NULL,
+     PRIMARY KEY (namespace, key, window_ms)
+   );`,
 ];
 
 /**

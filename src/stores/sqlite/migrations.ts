@@ -113,6 +113,15 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteConnection) => void)> = [
      result TEXT,
      PRIMARY KEY (namespace, key)
    );`,
+  // Fixed-window rate counters (see SqliteRateCounters): per key and window length, the current window's start (ms) and count.
+  `CREATE TABLE IF NOT EXISTS rate_counters (
+     namespace TEXT NOT NULL,
+     key TEXT NOT NULL,
+     window_ms INTEGER NOT NULL,
+     window_start INTEGER NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (namespace, key, window_ms)
+   ) WITHOUT ROWID;`,
 ];
 
 /** A memory's FTS5 rowids: memory_pk * SCOPE + seq, so one memory's entries are one rowid range. */
