@@ -7,9 +7,9 @@ import { serveHttp, tokenAuth, type McpIdentity } from '../../src/mcp';
 import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
-import type { SessionStore } from '../../src/stores/store';
 import { registry } from '../fixtures/toolwright.config';
 import { featureRegistry } from './feature-fixtures';
+import { limitedRegistry } from './limited-tools';
 import { progressRegistry } from './progress-tools';
 
 export interface McpWorkerArgs {
@@ -17,20 +17,27 @@ export interface McpWorkerArgs {
   /** A URL (Redis), a connection string (PostgreSQL) or a file (SQLite). */
   target: string;
   /** `progress`: the waiting tools of tests/support/progress-tools.ts; `features`: feature-fixtures.ts (default: the fixture tools). */
-  tools?: 'fixture' | 'progress' | 'features';
+  tools?: 'fixture' | 'progress' | 'features' | 'limited';
   /** Bearer token → identity: serve with `auth: tokenAuth(tokens)`. */
   tokens?: Record<string, McpIdentity>;
 }
 
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]) as McpWorkerArgs;
-  const store: SessionStore =
+  const store: RedisStore | SqliteStore | PostgresStore =
     args.kind === 'redis'
       ? new RedisStore({ url: args.target })
       : args.kind === 'sqlite'
         ? new SqliteStore({ path: args.target })
         : new PostgresStore({ connectionString: args.target });
-  const tools = args.tools === 'progress' ? progressRegistry : args.tools === 'features' ? featureRegistry() : registry;
+  const tools =
+    args.tools === 'progress'
+      ? progressRegistry
+      : args.tools === 'features'
+        ? featureRegistry()
+        : args.tools === 'limited'
+          ? limitedRegistry(store.rateCounters('mcp'))
+          : registry;
   const auth = args.tokens ? tokenAuth(args.tokens) : undefined;
   const handle = await serveHttp(tools, { stateless: true, store, auth, name: `worker-${process.pid}` });
   process.stdout.write(`url ${handle.url}\n`);
