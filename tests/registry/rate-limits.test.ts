@@ -9,6 +9,7 @@ import {
   AgentContext,
   Param,
   RateLimitedError,
+  StoreUnavailableError,
   Tool,
   ToolDefinitionError,
   ToolRegistry,
@@ -179,6 +180,23 @@ describe('rate limits', () => {
   ])('refuses %s at build, naming the tool', (_what, rule, message) => {
     expect(() => ToolRegistry.build({ tools: [limitedTool('bad', rule)] })).toThrow(ToolDefinitionError);
     expect(() => ToolRegistry.build({ tools: [limitedTool('bad', rule)] })).toThrow(message);
+  });
+});
+
+describe('counters that are down', () => {
+  it("refuse the call with the store's typed error before the tool runs, and count again once back", async () => {
+    let down = true;
+    const inner = new MemoryRateCounters();
+    const counters = {
+      hit: (key: string, windowMs: number) =>
+        down ? Promise.reject(new StoreUnavailableError('redis', new Error('connection refused'))) : inner.hit(key, windowMs),
+    };
+    const registry = ToolRegistry.build({ tools: [limitedTool('lookup', { limit: 1, windowMs: 60_000 })], rateCounters: counters });
+    expect(await outcome(registry, 'lookup', as('alice'))).toBe('STORE_UNAVAILABLE');
+    expect(ran).toBe(0);
+    down = false;
+    expect(await outcome(registry, 'lookup', as('alice'))).toBe('ok');
+    expect(ran).toBe(1);
   });
 });
 
