@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ToolInputError, ToolwrightError, type ErrorCode } from '../errors/errors';
 import { addCallCommand } from './commands/call';
+import { addFeatureCommands } from './commands/features';
 import { addListCommand } from './commands/list';
 import { addMcpCommand } from './commands/mcp';
 import { addNewCommand } from './commands/new';
@@ -10,7 +11,15 @@ import { VERSION, type CliIO } from './options';
 export type { CliIO } from './options';
 
 /** Codes of errors the caller made (fix the request), as opposed to the tool failing. */
-const USAGE_CODES = new Set<ErrorCode>(['TOOL_NOT_FOUND', 'INVALID_JSON', 'INVALID_ARGUMENTS', 'APPROVAL_REQUIRED', 'INVALID_CONFIG']);
+const USAGE_CODES = new Set<ErrorCode>([
+  'TOOL_NOT_FOUND',
+  'RESOURCE_NOT_FOUND',
+  'PROMPT_NOT_FOUND',
+  'INVALID_JSON',
+  'INVALID_ARGUMENTS',
+  'APPROVAL_REQUIRED',
+  'INVALID_CONFIG',
+]);
 
 /** Runs `toolwright <argv>` and resolves with the exit code; never calls process.exit. */
 export async function runCli(argv: readonly string[], terminal: CliIO): Promise<number> {
@@ -44,6 +53,7 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
     .showHelpAfterError('(run `toolwright --help` for usage)');
   addListCommand(program, io);
   addCallCommand(program, io);
+  addFeatureCommands(program, io);
   addMcpCommand(program, io);
   addNewCommand(program, io, setExit);
   return program;

@@ -87,7 +87,7 @@ export class Features {
   /** `prompts/get`: the prompt's messages for these arguments, every content part checked. */
   async get(
     name: string,
-    args: object | undefined,
+    args: string | object | undefined,
     context: AgentContext,
     memory: AgentMemory,
     options?: FeatureCallOptions,
@@ -176,7 +176,7 @@ export class Features {
 }
 
 /** The tool pipeline's verdict on the arguments, its errors worded for a resource or prompt. */
-async function parsed(entry: FeatureEntry, raw: object, what: 'resource' | 'prompt'): Promise<object> {
+async function parsed(entry: FeatureEntry, raw: string | object, what: 'resource' | 'prompt'): Promise<object> {
   const input = await entry.parse(raw);
   if (!(input instanceof ToolInputError)) return input;
   const message = input.message.replace(/^Invalid arguments for tool/, `Invalid arguments for ${what}`);

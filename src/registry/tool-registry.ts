@@ -159,7 +159,7 @@ export class ToolRegistry {
   /** A prompt's messages for these arguments (validated). Throws PromptNotFoundError, ToolInputError, ToolExecutionError, ToolOutputError. */
   getPrompt(
     name: string,
-    args?: object,
+    args?: string | object,
     context = directContext(),
     memory = directMemory(context),
     options?: FeatureCallOptions,

@@ -36,6 +36,8 @@ export interface BuiltCli {
   policyFixture: string;
   /** The compiled tests/fixtures/hostile.config.js (texts with terminal escape sequences). */
   hostileFixture: string;
+  /** The compiled tests/fixtures/features.config.js (resources, templates and prompts). */
+  featuresFixture: string;
 }
 
 export function buildCli(): BuiltCli {
@@ -45,6 +47,7 @@ export function buildCli(): BuiltCli {
     fixture: join(target, 'tests', 'fixtures', 'toolwright.config.js'),
     policyFixture: join(target, 'tests', 'fixtures', 'policy.config.js'),
     hostileFixture: join(target, 'tests', 'fixtures', 'hostile.config.js'),
+    featuresFixture: join(target, 'tests', 'fixtures', 'features.config.js'),
   };
   if (existsSync(join(target, 'ok'))) return built;
   mkdirSync(CACHE, { recursive: true });
@@ -82,6 +85,7 @@ function compile(target: string): void {
         join(ROOT, 'tests/fixtures/toolwright.config.ts'),
         join(ROOT, 'tests/fixtures/policy.config.ts'),
         join(ROOT, 'tests/fixtures/hostile.config.ts'),
+        join(ROOT, 'tests/fixtures/features.config.ts'),
       ],
       include: [],
     }),
@@ -121,6 +125,8 @@ function sourceHash(): string {
     join(ROOT, 'tests/fixtures/toolwright.config.ts'),
     join(ROOT, 'tests/fixtures/policy.config.ts'),
     join(ROOT, 'tests/fixtures/hostile.config.ts'),
+    join(ROOT, 'tests/fixtures/features.config.ts'),
+    join(ROOT, 'tests/support/feature-fixtures.ts'),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
   ];

@@ -49,6 +49,49 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
     });
   });
 
+  describe('resources and prompts', () => {
+    const features = (...args: string[]) => run(...args, '--module', cli.featuresFixture);
+
+    it("lists the caller's resources and prompts after the tools, behind the same gate", async () => {
+      const alice = await features('list', '--user', 'alice');
+      expect(alice.code).toBe(0);
+      expect(alice.stdout).toContain('Resources:\nnotes://readme (readme)  How the notes work\n');
+      expect(alice.stdout).toContain('notes://{owner}/{noteId} (note)  One note');
+      expect(alice.stdout).toContain('Prompts:\nsummarize(topic, style?)  Summarize a topic');
+      expect(alice.stdout).not.toContain('admin');
+      expect((await features('list', '--user', 'root')).stdout).toContain('notes://admin (admin_notes)');
+    });
+
+    it('reads a resource and gets a prompt as JSON, logs on stderr', async () => {
+      const read = await features('read', 'notes://bob/n7', '--user', 'alice');
+      expect({ code: read.code, stderr: read.stderr }).toEqual({ code: 0, stderr: '[notes://bob/n7] info: read bob/n7\n' });
+      expect(JSON.parse(JSON.parse(read.stdout).contents[0].text)).toEqual({ owner: 'bob', noteId: 'n7', reads: 1, user: 'alice' });
+      const prompt = await features('prompt', 'summarize', '{"topic":"bugs"}');
+      expect(prompt.code).toBe(0);
+      expect(JSON.parse(prompt.stdout).messages[0]).toEqual({ role: 'user', content: { type: 'text', text: 'Summarize bugs (short).' } });
+    });
+
+    it('answers unknown, hidden and invalid requests with their codes and exit 2', async () => {
+      const runs = await Promise.all([
+        features('read', 'notes://nowhere'),
+        features('read', 'notes://admin', '--user', 'alice'),
+        features('read', 'notes://carol/n1'),
+        features('prompt', 'admin_prompt', '--user', 'alice'),
+        features('prompt', 'summarize', '{"topic":'),
+        features('prompt', 'summarize', '{"topic":"x","__proto__":{"a":1}}'),
+      ]);
+      expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
+      expect(runs.map((r) => /RESOURCE_NOT_FOUND|PROMPT_NOT_FOUND|INVALID_ARGUMENTS|INVALID_JSON/.exec(r.stderr)?.[0])).toEqual([
+        'RESOURCE_NOT_FOUND',
+        'RESOURCE_NOT_FOUND',
+        'INVALID_ARGUMENTS',
+        'PROMPT_NOT_FOUND',
+        'INVALID_JSON',
+        expect.stringMatching(/INVALID_ARGUMENTS|INVALID_JSON/),
+      ]);
+    });
+  });
+
   describe('call', () => {
     it('prints the result JSON and exits 0', async () => {
       const { code, stdout, stderr } = await withFixture('call', 'add', '{"a": 2, "b": 40}');

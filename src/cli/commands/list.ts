@@ -25,6 +25,8 @@ export function addListCommand(program: Command, io: CliIO): void {
       const context = new AgentContext({ sessionId: 'cli', userId: opts.user, tenantId: opts.tenant });
       const names = new Set((await registry.visible(context)).map((t) => t.name));
       io.stdout(formatList(registry, opts.format, opts.strict === true, names));
+      // The provider formats are tool lists; the text lists this caller's resources and prompts too.
+      if (opts.format === 'text') io.stdout(await describeFeatures(registry, context));
     });
 }
 
@@ -62,4 +64,19 @@ function describeTool(registry: ToolRegistry, def: ToolDefinition): string {
   }
   if (def.outputSchema) lines.push('  returns: a declared output contract');
   return `${lines.join('\n')}\n`;
+}
+
+/** The resources, templates and prompts this caller may use, one line each with their arguments. */
+async function describeFeatures(registry: ToolRegistry, context: AgentContext): Promise<string> {
+  const lines: string[] = [];
+  const resources = await registry.visibleResources(context);
+  if (resources.length > 0) lines.push('', 'Resources:');
+  for (const r of resources) lines.push(`${r.uri ?? r.uriTemplate} (${r.name})${r.description ? `  ${r.description}` : ''}`);
+  const prompts = await registry.visiblePrompts(context);
+  if (prompts.length > 0) lines.push('', 'Prompts:');
+  for (const p of prompts) {
+    const args = p.arguments.map((a) => (a.required ? a.name : `${a.name}?`)).join(', ');
+    lines.push(`${p.name}(${args})  ${p.description}`);
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
