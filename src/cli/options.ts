@@ -63,3 +63,8 @@ function readVersion(): string {
     return '0.0.0';
   }
 }
+
+/** `context.log` on stderr as `[logger] level: message`; a message's further lines are indented, so none can pass for another `[logger]` line. */
+export function stderrLog(io: CliIO, logger: string): (log: { level: string; message: string }) => void {
+  return ({ level, message }) => io.stderr(`[${logger}] ${level}: ${message.replace(/\n/g, '\n  ')}\n`);
+}

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { AgentContext, type ToolProgress } from '../../session/agent-context';
 import { AgentMemory } from '../../session/agent-memory';
 import { loadRegistry } from '../load-registry';
-import { moduleOption, parsePositiveInt, type CliIO } from '../options';
+import { moduleOption, parsePositiveInt, stderrLog, type CliIO } from '../options';
 
 /** `toolwright call`: one tool call through the registry, its JSON result on stdout. */
 export function addCallCommand(program: Command, io: CliIO): void {
@@ -32,8 +32,7 @@ export function addCallCommand(program: Command, io: CliIO): void {
           approved: opts.approve === true,
           // stdout stays the result alone; progress and logs go to stderr as they come.
           onProgress: (p) => io.stderr(formatProgress(tool, p)),
-          // A message's further lines are indented: none can pass for another `[tool]` line.
-          onLog: ({ level, message }) => io.stderr(`[${tool}] ${level}: ${message.replace(/\n/g, '\n  ')}\n`),
+          onLog: stderrLog(io, tool),
         });
         io.stdout(`${result}\n`);
       },

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { AgentContext } from '../../session/agent-context';
 import { AgentMemory } from '../../session/agent-memory';
 import { loadRegistry } from '../load-registry';
-import { moduleOption, type CliIO } from '../options';
+import { moduleOption, stderrLog, type CliIO } from '../options';
 
 interface CallerOptions {
   module?: string;
@@ -34,7 +34,7 @@ export function addFeatureCommands(program: Command, io: CliIO): void {
   ).action(async (uri: string, opts: CallerOptions) => {
     const registry = await loadRegistry(opts.module, io.cwd);
     const { context, memory } = caller(opts);
-    const read = await registry.readResource(uri, context, memory, { onLog: log(io, uri) });
+    const read = await registry.readResource(uri, context, memory, { onLog: stderrLog(io, uri) });
     io.stdout(`${JSON.stringify(read, null, 2)}\n`);
   });
   withCaller(
@@ -47,11 +47,7 @@ export function addFeatureCommands(program: Command, io: CliIO): void {
     const registry = await loadRegistry(opts.module, io.cwd);
     const { context, memory } = caller(opts);
     // The arguments go through the prompt's own pipeline, as text: malformed JSON is INVALID_JSON, as for `call`.
-    const read = await registry.getPrompt(name, json, context, memory, { onLog: log(io, name) });
+    const read = await registry.getPrompt(name, json, context, memory, { onLog: stderrLog(io, name) });
     io.stdout(`${JSON.stringify(read, null, 2)}\n`);
   });
-}
-
-function log(io: CliIO, logger: string) {
-  return ({ level, message }: { level: string; message: string }) => io.stderr(`[${logger}] ${level}: ${message.replace(/\n/g, '\n  ')}\n`);
 }
