@@ -21,9 +21,10 @@ import type { ToolRegistry } from '../registry/tool-registry';
 import type { RegisteredPrompt, RegisteredResource } from '../registry/registered-feature';
 import type { AgentContext } from '../session/agent-context';
 import type { LogLevel } from '../session/tool-log';
-import { loadScope, saveScope, type CallScope, type ScopeSource } from './call-scope';
+import { contextOf, loadScope, saveScope, type CallScope, type ScopeSource } from './call-scope';
 import { logSender } from './call-lifecycle';
 import { ListWatch } from './list-changed';
+import { mcpSessionKeys } from './session-keys';
 import { storeUnavailableRpcError } from './store-unavailable';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -55,6 +56,14 @@ export function featureCapabilities(registry: ToolRegistry, notifying: boolean):
 export function serveFeatures(parts: FeatureParts, subscriptions: boolean): void {
   const { server, registry } = parts;
   const capabilities = featureCapabilities(registry, subscriptions);
+  // Which requests load the caller's memory: decided once, from what the classes declared.
+  const resourcesReadMemory = registry.resources().some((r) => r.memory);
+  const promptsReadingMemory = new Set(
+    registry
+      .prompts()
+      .filter((p) => p.memory)
+      .map((p) => p.name),
+  );
   if (capabilities.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) =>
       listed(parts, extra, async (scope) => ({
@@ -67,7 +76,7 @@ export function serveFeatures(parts: FeatureParts, subscriptions: boolean): void
       })),
     );
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-      scoped(parts, extra, readsMemory(registry.resources()), async (scope) => {
+      scoped(parts, extra, resourcesReadMemory, async (scope) => {
         const log = logSender(parts.logLevel, request.params.uri, extra.sendNotification);
         try {
           const read = await registry.readResource(request.params.uri, scope.context, scope.memory, {
@@ -95,7 +104,7 @@ export function serveFeatures(parts: FeatureParts, subscriptions: boolean): void
       }),
     );
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-      scoped(parts, extra, readsMemory(registry.prompts().filter((p) => p.name === request.params.name)), async (scope) => {
+      scoped(parts, extra, promptsReadingMemory.has(request.params.name), async (scope) => {
         const { name, arguments: args } = request.params;
         const log = logSender(parts.logLevel, name, extra.sendNotification);
         try {
@@ -147,7 +156,7 @@ function watchSubscriptions(parts: FeatureParts): void {
 }
 
 /** The resources and templates this caller may see, noted for `list_changed` (templates and resources are one list there). */
-async function shownResources(parts: FeatureParts, scope: CallScope): Promise<RegisteredResource[]> {
+async function shownResources(parts: FeatureParts, scope: Pick<CallScope, 'context'>): Promise<RegisteredResource[]> {
   const visible = await parts.registry.visibleResources(scope.context);
   if (parts.registry.featuresGated)
     parts.lists?.saw(
@@ -166,9 +175,14 @@ export async function recheckLists(parts: Pick<FeatureParts, 'lists' | 'onError'
   }
 }
 
-/** A list answer: hidden entries are left out; a store outage says to try again (an empty list would be cached). */
-async function listed<T>(parts: FeatureParts, extra: Extra, list: (scope: CallScope) => Promise<T>): Promise<T> {
-  return scoped(parts, extra, false, list);
+/**
+ * A list answer: hidden entries are left out; a store outage says to try again (an empty list
+ * would be cached). A list that is the same for every caller needs no session: no store read, as tools/list.
+ */
+async function listed<T>(parts: FeatureParts, extra: Extra, list: (scope: Pick<CallScope, 'context'>) => Promise<T>): Promise<T> {
+  if (parts.registry.featuresGated) return scoped(parts, extra, false, list);
+  const { key, identity } = mcpSessionKeys(extra, parts.options, parts.fallbackSessionId);
+  return list({ context: contextOf(undefined, key, identity) });
 }
 
 /** Loads the caller's scope, runs the request, keeps what it wrote, and answers failures as JSON-RPC errors. */
@@ -200,10 +214,6 @@ function rpcError(error: unknown, onError: (error: unknown) => void): McpError {
     return new McpError(ErrorCode.InternalError, message, { code: error.code });
   }
   return new McpError(ErrorCode.InternalError, 'Internal error.');
-}
-
-function readsMemory(list: readonly (RegisteredResource | RegisteredPrompt)[]): boolean {
-  return list.some((entry) => entry.memory);
 }
 
 function resourceEntry(r: RegisteredResource) {

@@ -4,12 +4,8 @@
  * process is what the next read sees on the other; identity (a bearer token) gates both alike;
  * subscriptions are not offered, since no server outlives its request.
  */
-import type { ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startWorker, stopWorker } from '../support/mcp-processes';
-import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { useStatelessPair } from '../support/stateless-pair';
 
 const TOKENS = { 'token-alice': { userId: 'alice' }, 'token-root': { userId: 'root' } };
 
@@ -17,54 +13,19 @@ describe.each([
   ['Redis', 'redis' as const],
   ['PostgreSQL', 'postgres' as const],
 ])('stateless MCP resources and prompts: two processes on one %s store', (_name, kind) => {
-  let redis: RedisServer | undefined;
-  let postgres: PostgresServer | undefined;
-  const workers: ChildProcess[] = [];
-  let urls: string[];
-
-  beforeAll(async () => {
-    let target: string;
-    if (kind === 'redis') target = (redis = await startRedis()).url;
-    else target = (postgres = await startPostgres()).connectionString;
-    const started = await Promise.all([0, 1].map(() => startWorker({ kind, target, tools: 'features', tokens: TOKENS })));
-    workers.push(...started.map((s) => s.child));
-    urls = started.map((s) => s.url);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(workers.map(stopWorker));
-    await redis?.destroy();
-    await postgres?.destroy();
-  });
-
-  async function alternating(token: string): Promise<{ client: Client; served: string[] }> {
-    const served: string[] = [];
-    let turn = 0;
-    const alternate: typeof fetch = (input, init) => {
-      const url = urls[turn++ % urls.length];
-      served.push(url);
-      return fetch(url, init);
-    };
-    const transport = new StreamableHTTPClientTransport(new URL(urls[0]), {
-      fetch: alternate,
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    });
-    const client = new Client({ name: 'alternating', version: '1.0.0' });
-    await client.connect(transport);
-    return { client, served };
-  }
+  const pair = useStatelessPair(kind, { tools: 'features', tokens: TOKENS });
 
   const textOf = (read: { contents: unknown[] }) => JSON.parse((read.contents[0] as { text: string }).text) as Record<string, unknown>;
 
   it("serves one session's reads, prompts and completions from either process, with one shared state", async () => {
-    const { client, served } = await alternating('token-alice');
+    const { client, served } = await pair.connect('token-alice');
     try {
       expect(client.getServerCapabilities()?.resources).toEqual({});
       const reads = [];
       for (const noteId of ['n1', 'n2', 'n3', 'n4'])
         reads.push(textOf(await client.readResource({ uri: `notes://alice/${noteId}` })).reads);
       expect(reads).toEqual([1, 2, 3, 4]);
-      expect(new Set(served)).toEqual(new Set(urls));
+      expect(new Set(served)).toEqual(new Set(pair.urls));
       expect((await client.listResources()).resources.map((r) => r.name)).toEqual(['readme', 'logo', 'fails']);
       await expect(client.getPrompt({ name: 'summarize', arguments: { topic: 'release' } })).resolves.toMatchObject({
         messages: [{ content: { text: 'Summarize release (short).' } }, expect.anything()],
@@ -87,8 +48,8 @@ describe.each([
   });
 
   it('gates by the identity of each request, on both processes', async () => {
-    const alice = await alternating('token-alice');
-    const root = await alternating('token-root');
+    const alice = await pair.connect('token-alice');
+    const root = await pair.connect('token-root');
     try {
       for (let i = 0; i < 2; i++) {
         const hidden = (await alice.client.readResource({ uri: 'notes://admin' }).catch((e: unknown) => e)) as McpError;
@@ -97,7 +58,7 @@ describe.each([
       }
       expect((await alice.client.listPrompts()).prompts.map((p) => p.name)).not.toContain('admin_prompt');
       expect((await root.client.listPrompts()).prompts.map((p) => p.name)).toContain('admin_prompt');
-      expect(new Set([...alice.served, ...root.served])).toEqual(new Set(urls));
+      expect(new Set([...alice.served, ...root.served])).toEqual(new Set(pair.urls));
     } finally {
       await alice.client.close();
       await root.client.close();
