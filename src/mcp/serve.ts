@@ -7,7 +7,9 @@ import { InMemoryStore } from '../stores/in-memory.store';
 import { createMcpServer, type McpServerOptions } from './mcp-server';
 import { StdioLineTransport } from './stdio';
 import type { ServeContext } from './http/context';
+import { classify } from './http/era';
 import { RequestGuard } from './http/guard';
+import { ModernServing } from './http/modern';
 import { httpLimits, isLoopback, type HttpHandle, type HttpServeOptions } from './http/options';
 import { headerValue, sendError } from './http/respond';
 import { SessionTable } from './http/session-table';
@@ -41,10 +43,16 @@ export async function serveHttp(registry: ToolRegistry, options: HttpServeOption
   const guard = new RequestGuard(options, limits, ctx);
   const sessions = new SessionTable(ctx, limits.maxSessions, limits.idleMs);
   const relay = options.stateless ? await StatelessRelay.start(ctx) : undefined;
+  const modern = new ModernServing(ctx);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await guard.admit(req, res);
     if (!request) return;
+    // 2026-07-28 (no session, each request self-contained) or 2025 (initialize, then a session): told apart by the body.
+    const era = classify(req, request.body);
+    if (era.era === 'refused')
+      return sendError(res, era.refusal.status, era.refusal.code, era.refusal.message, era.refusal.data, era.refusal.id);
+    if (era.era === 'modern') return modern.serve(req, res, request, era.message, era.version);
     const sessionId = headerValue(req, 'mcp-session-id');
     await (relay ?? sessions).serve(req, res, request, sessionId);
   };

@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { LogLevel } from '../../session/tool-log';
+import { featureCapabilities } from '../features';
+import { createMcpServer } from '../mcp-server';
+import type { ServeContext } from './context';
+import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
+import type { Admitted } from './guard';
+import { sendError } from './respond';
+
+/** What 2026-07-28 serves; `initialize`, `ping`, `logging/setLevel` and subscriptions are gone from it (404). */
+const SERVED = new Set([
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+]);
+
+/** Results a client may cache (SEP-2549): they carry `ttlMs` and `cacheScope`. */
+const CACHEABLE = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'server/discover',
+]);
+
+/** The capability each served method needs the server to have declared. */
+const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
+  'tools/list': 'tools',
+  'tools/call': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'resources',
+  'prompts/list': 'prompts',
+  'prompts/get': 'prompts',
+  'completion/complete': 'completions',
+};
+
+/**
+ * Protocol revision 2026-07-28: no handshake and no session, each request carries its version and
+ * the client's capabilities in `_meta`. It has passed the same RequestGuard as a 2025 request (Host,
+ * Origin, size, auth -> identity), and it runs on the same MCP server as a 2025 session, made for
+ * this one request: listing and calls go through the registry's one gate.
+ */
+export class ModernServing {
+  private readonly capabilities: ServerCapabilities;
+
+  constructor(private readonly ctx: ServeContext) {
+    this.capabilities = { tools: {}, logging: {}, ...featureCapabilities(ctx.registry, false) };
+  }
+
+  async serve(req: IncomingMessage, res: ServerResponse, request: Admitted, message: ModernMessage, version: string): Promise<void> {
+    if (version !== MODERN_VERSION)
+      return refuse(res, {
+        status: 400,
+        code: UNSUPPORTED_VERSION,
+        message: `Unsupported protocol version ${version}: this server speaks ${MODERN_VERSION} (or 2025-11-25 after initialize).`,
+        data: { supported: [MODERN_VERSION], requested: version },
+        id: message.id,
+      });
+    const headers = headerRefusal(req, message);
+    if (headers) return refuse(res, headers);
+    // Notifications: nothing of 2026-07-28's needs an answer here (a cancellation is the client closing its stream).
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const { method } = message;
+    if (method === 'server/discover') return sendResult(res, message.id, this.finish(method, this.discover()));
+    const needs = Object.hasOwn(NEEDS, method) ? NEEDS[method] : undefined;
+    if (!SERVED.has(method) || (needs && !this.capabilities[needs]))
+      return refuse(res, { status: 404, code: -32601, message: `Method not found: ${method}.`, id: message.id });
+    return this.dispatch(req, res, request, message);
+  }
+
+  private discover(): Record<string, unknown> {
+    return { supportedVersions: [MODERN_VERSION], capabilities: this.capabilities };
+  }
+
+  /**
+   * Runs one request on a fresh MCP server. A 2026 request has no session: its AgentContext is the
+   * identity's own (one per tenant and user), so a per-session rate limit counts per identity and
+   * no client resets it by leaving out a session id.
+   */
+  private async dispatch(req: IncomingMessage, res: ServerResponse, { identity, owner }: Admitted, message: ModernMessage): Promise<void> {
+    const meta = message.params!._meta as Record<string, unknown>;
+    const logLevel = meta[META.logLevel] as LogLevel | undefined;
+    const server = createMcpServer(this.ctx.registry, {
+      ...this.ctx.serverOptions,
+      identity,
+      sessionId: identitySession(owner),
+      sessionNotifications: false,
+      logLevel,
+    });
+    const progress = isObject(meta) && meta.progressToken !== undefined;
+    // Progress and logs travel on an event stream before the result; anything else is one JSON body.
+    const streamed = message.method === 'tools/call' && (progress || logLevel !== undefined);
+    const transport = new OneRequestTransport(res, streamed, (result) => this.finish(message.method, result));
+    await server.connect(transport);
+    // The client gave up on the request (closed its stream): the call is cancelled, as 2026-07-28 asks.
+    const onClose = () => {
+      if (!res.writableEnded) transport.cancel(message.id!);
+    };
+    res.once('close', onClose);
+    try {
+      const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+      transport.onmessage?.(message, { authInfo, requestInfo: { headers: req.headers } });
+      await transport.done;
+    } finally {
+      res.off('close', onClose);
+      await server.close().catch(this.ctx.onError);
+    }
+  }
+
+  /** Every 2026 result: `resultType`, the server's identity, and cache hints on the cacheable ones. */
+  private finish(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    const serverInfo = { name: this.ctx.serverOptions.name ?? 'toolwright', version: this.ctx.serverOptions.version ?? '0.0.0' };
+    const finished: Record<string, unknown> = {
+      ...result,
+      resultType: result.resultType ?? 'complete',
+      _meta: { ...(isObject(result._meta) ? result._meta : {}), [META.serverInfo]: serverInfo },
+    };
+    // Lists may differ by caller (the registry's gate): private, and not to be reused without asking again.
+    if (CACHEABLE.has(method)) Object.assign(finished, { ttlMs: 0, cacheScope: 'private' });
+    return finished;
+  }
+}
+
+/**
+ * A transport for one request: the server's notifications go out as server-sent events when the
+ * response is a stream (dropped otherwise), and its response ends the HTTP response. The server
+ * never gets to send a request of its own: 2026-07-28 has none on the request stream.
+ */
+class OneRequestTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly done: Promise<void>;
+  private finished!: () => void;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly streamed: boolean,
+    private readonly finish: (result: Record<string, unknown>) => Record<string, unknown>,
+  ) {
+    this.done = new Promise<void>((resolve) => (this.finished = resolve));
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const response = 'result' in message || 'error' in message;
+    if ('method' in message && 'id' in message) throw new Error('2026-07-28 has no server-to-client requests on a request stream.');
+    if (!response && !this.streamed) return;
+    const out = 'result' in message ? { ...message, result: this.finish(message.result) } : message;
+    if (this.res.writableEnded) return;
+    if (this.streamed) {
+      if (!this.res.headersSent) this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      this.res.write(`event: message\ndata: ${JSON.stringify(out)}\n\n`);
+      if (response) this.end();
+      return;
+    }
+    this.res.writeHead(200, { 'content-type': 'application/json' });
+    this.res.end(JSON.stringify(out));
+    this.finished();
+  }
+
+  /** Aborts the request's handler (the SDK's own cancellation path), and ends the exchange. */
+  cancel(id: string | number): void {
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'The client closed the request.' },
+    });
+    this.end();
+  }
+
+  async close(): Promise<void> {
+    this.end();
+    this.onclose?.();
+  }
+
+  private end(): void {
+    if (!this.res.writableEnded) this.res.end();
+    this.finished();
+  }
+}
+
+/** The session id of an identity's 2026 requests (tenant and user; one for every caller without auth). */
+function identitySession(owner: string): string {
+  return `mcp-2026-${createHash('sha256').update(owner, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  sendError(res, refusal.status, refusal.code, refusal.message, refusal.data, refusal.id);
+}
+
+function sendResult(res: ServerResponse, id: string | number, result: Record<string, unknown>): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
