@@ -126,6 +126,154 @@ const HOSTILE: Array<[string, string, Expect]> = [
   ['a valid call', call(121, 'grant', { user: 'u' }), { ok: true }],
 ];
 
+/** The per-request envelope every 2026-07-28 request carries in `_meta`. */
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '1' },
+};
+const MODERN_HEADERS = { 'mcp-protocol-version': '2026-07-28' };
+
+/**
+ * A HOSTILE row as a 2026-07-28 request: the envelope spliced into its text (so a `__proto__` key
+ * stays as sent), with the Mcp-Method and Mcp-Name headers a client sends. Undefined for a row
+ * that is not a single request or notification, or names something too long for a header.
+ */
+function modernRow([label, body, expected]: [string, string, Expect]): [string, string, Record<string, string>, Expect] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || typeof (parsed as { method?: unknown }).method !== 'string')
+    return undefined;
+  const message = parsed as { method: string; params?: { name?: unknown; uri?: unknown; _meta?: object } };
+  const name = message.params?.name ?? message.params?.uri;
+  if (typeof name === 'string' && name.length > 1000) return undefined;
+  const meta = JSON.stringify({ ...ENVELOPE, ...message.params?._meta });
+  const text = body.includes('"params":{')
+    ? body.replace('"params":{', `"params":{"_meta":${meta},`).replace(/,"_meta":\{[^{}]*\}\}/, '}')
+    : body.replace(/\}$/, `,"params":{"_meta":${meta}}}`);
+  const headers: Record<string, string> = { ...MODERN_HEADERS, 'mcp-method': message.method };
+  if (typeof name === 'string') headers['mcp-name'] = name;
+  // 2026-07-28 answers an unknown method with HTTP 404 and -32601, the code it had.
+  return [label, text, headers, expected];
+}
+
+/** 2026-07-28's own hostile requests: envelopes and headers that lie, removed methods, prototype keys. */
+const modern = (id: number, method: string, params: object = {}, meta: object = ENVELOPE) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
+const HOSTILE_2026: Array<[string, string, Record<string, string>, Expect & { status: number }]> = [
+  ['no _meta', rpc(201, 'tools/list', {}), { ...MODERN_HEADERS, 'mcp-method': 'tools/list' }, { error: -32602, status: 400 }],
+  [
+    'no client capabilities',
+    modern(202, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/list' },
+    { error: -32602, status: 400 },
+  ],
+  [
+    'client capabilities an array',
+    modern(203, 'tools/list', {}, { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': [] }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/list' },
+    { error: -32602, status: 400 },
+  ],
+  [
+    'a protocol version that is a number',
+    modern(204, 'tools/list', {}, { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': 2026 }),
+    { 'mcp-method': 'tools/list' },
+    { error: -32602, status: 400 },
+  ],
+  [
+    'client capabilities only under __proto__',
+    '{"jsonrpc":"2.0","id":205,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","__proto__":{"io.modelcontextprotocol/clientCapabilities":{}}}}}',
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/list' },
+    { error: -32602, status: 400 },
+  ],
+  [
+    'a log level that is not one',
+    modern(206, 'tools/list', {}, { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'loud' }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/list' },
+    { error: -32602, status: 400 },
+  ],
+  [
+    'a version the server does not speak',
+    modern(207, 'tools/list', {}, { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }),
+    { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+    { error: -32022, status: 400 },
+  ],
+  [
+    'a version header that contradicts the body',
+    modern(208, 'tools/list'),
+    { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' },
+    { error: -32020, status: 400 },
+  ],
+  ['no Mcp-Method header', modern(209, 'tools/list'), MODERN_HEADERS, { error: -32020, status: 400 }],
+  [
+    'an Mcp-Method that lies',
+    modern(210, 'tools/call', { name: 'grant', arguments: { user: 'u' } }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/list', 'mcp-name': 'grant' },
+    { error: -32020, status: 400 },
+  ],
+  [
+    'no Mcp-Name header',
+    modern(211, 'tools/call', { name: 'grant', arguments: { user: 'u' } }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/call' },
+    { error: -32020, status: 400 },
+  ],
+  [
+    'an Mcp-Name that lies',
+    modern(212, 'tools/call', { name: 'grant', arguments: { user: 'u' } }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'note' },
+    { error: -32020, status: 400 },
+  ],
+  [
+    'an Mcp-Name with broken Base64',
+    modern(213, 'tools/call', { name: 'grant', arguments: { user: 'u' } }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?@@@?=' },
+    { error: -32020, status: 400 },
+  ],
+  [
+    'an initialize with a 2026 header',
+    JSON.stringify(INIT),
+    { ...MODERN_HEADERS, 'mcp-method': 'initialize' },
+    { error: -32020, status: 400 },
+  ],
+  [
+    'initialize (removed)',
+    modern(214, 'initialize', INIT.params),
+    { ...MODERN_HEADERS, 'mcp-method': 'initialize' },
+    { error: -32601, status: 404 },
+  ],
+  ['ping (removed)', modern(215, 'ping'), { ...MODERN_HEADERS, 'mcp-method': 'ping' }, { error: -32601, status: 404 }],
+  [
+    'logging/setLevel (removed)',
+    modern(216, 'logging/setLevel', { level: 'debug' }),
+    { ...MODERN_HEADERS, 'mcp-method': 'logging/setLevel' },
+    { error: -32601, status: 404 },
+  ],
+  ['a method named __proto__', modern(217, '__proto__'), { ...MODERN_HEADERS, 'mcp-method': '__proto__' }, { error: -32601, status: 404 }],
+  [
+    'a method named constructor',
+    modern(218, 'constructor'),
+    { ...MODERN_HEADERS, 'mcp-method': 'constructor' },
+    { error: -32601, status: 404 },
+  ],
+  [
+    'a batch holding a 2026 request',
+    `[${modern(219, 'tools/list')}]`,
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/list' },
+    { error: -32600, status: 400 },
+  ],
+  ['server/discover', modern(220, 'server/discover'), { ...MODERN_HEADERS, 'mcp-method': 'server/discover' }, { ok: true, status: 200 }],
+  [
+    'an Mcp-Name in Base64',
+    modern(221, 'tools/call', { name: 'grant', arguments: { user: 'u' } }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': `=?base64?${Buffer.from('grant').toString('base64')}?=` },
+    { ok: true, status: 200 },
+  ],
+];
+
 /** Checks one JSON-RPC answer against what was expected; returns a description of a mismatch. */
 function judge(label: string, expected: Expect, answers: Array<Record<string, unknown>>): string | undefined {
   if (expected.none) return answers.length ? `${label}: answered ${JSON.stringify(answers)}` : undefined;
@@ -140,9 +288,11 @@ function judge(label: string, expected: Expect, answers: Array<Record<string, un
   }
   const result = answer.result as CallToolResult | undefined;
   if (!result) return `${label}: wanted a tool result, got ${JSON.stringify(answer).slice(0, 300)}`;
-  // A read or a prompt: its own result, no tool content.
+  // A read, a prompt or a discovery: its own result, no tool content.
   if (expected.ok && !Array.isArray(result.content))
-    return 'contents' in result || 'messages' in result ? undefined : `${label}: got ${JSON.stringify(result).slice(0, 300)}`;
+    return 'contents' in result || 'messages' in result || 'supportedVersions' in result
+      ? undefined
+      : `${label}: got ${JSON.stringify(result).slice(0, 300)}`;
   const text = (result.content[0] as { text: string }).text;
   if (expected.ok) return result.isError ? `${label}: failed ${text}` : undefined;
   const body = JSON.parse(text) as { code?: string };
@@ -274,6 +424,51 @@ describe.each(['stateful', 'stateless'] as const)('a hostile client over Streama
     expect(JSON.parse((answered.messages[0].result as { content: [{ text: string }] }).content[0].text)).toEqual({ waited: 300 });
     const again = await post(call(7, 'slow', { ms: 1 }), session);
     expect(JSON.parse((again.messages[0].result as { content: [{ text: string }] }).content[0].text)).toEqual({ waited: 1 });
+  });
+  it("answers every hostile 2026-07-28 request (no session) as its 2025 twin, and its own with the revision's codes and statuses", async () => {
+    const wrong: string[] = [];
+    for (const row of HOSTILE.map(modernRow)) {
+      if (!row) continue;
+      const [label, body, headers, expected] = row;
+      const { status, session, messages } = await post(body, headers);
+      const mismatch = judge(`2026 ${label}`, expected, messages);
+      if (mismatch) wrong.push(`${mismatch} (HTTP ${status})`);
+      if (status >= 500 || session !== null) wrong.push(`2026 ${label}: HTTP ${status}, session ${session}`);
+    }
+    for (const [label, body, headers, expected] of HOSTILE_2026) {
+      const { status, messages } = await post(body, headers);
+      const mismatch = judge(label, expected, messages);
+      if (mismatch) wrong.push(`${mismatch} (HTTP ${status})`);
+      if (status !== expected.status) wrong.push(`${label}: HTTP ${status}, wanted ${expected.status}`);
+      // Errors carry the request's id (a batch has none to give).
+      const id = (JSON.parse(body) as { id?: unknown }).id;
+      if (messages[0] && id !== undefined && messages[0].id !== id) wrong.push(`${label}: answered id ${JSON.stringify(messages[0].id)}`);
+    }
+    expect(wrong).toEqual([]);
+    // A 2025 session opened beside them still serves.
+    const session = await open();
+    expect(judge('after', { ok: true }, (await post(call(222, 'grant', { user: 'u' }), session)).messages)).toBeUndefined();
+    expect(reported).toEqual([]);
+  });
+
+  it("keeps a 2026-07-28 caller's state per identity: what one request wrote, the next reads, with no session", async () => {
+    const headers = { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'note' };
+    const first = await post(modern(230, 'tools/call', { name: 'note', arguments: { text: `one-${mode}` } }), headers);
+    const second = await post(modern(231, 'tools/call', { name: 'note', arguments: { text: `two-${mode}` } }), headers);
+    expect(first.session).toBeNull();
+    const notes = (m: typeof second) =>
+      (JSON.parse((m.messages[0].result as { content: [{ text: string }] }).content[0].text) as { notes: string[] }).notes;
+    expect(notes(second).slice(-2)).toEqual([`one-${mode}`, `two-${mode}`]);
+    expect(second.messages[0].result).toMatchObject({ resultType: 'complete' });
+  });
+
+  it('refuses a 2026-07-28 request from a foreign Origin (403) before reading it, as a 2025 one', async () => {
+    const { status } = await post(modern(240, 'server/discover'), {
+      ...MODERN_HEADERS,
+      'mcp-method': 'server/discover',
+      origin: 'http://evil.example',
+    });
+    expect(status).toBe(403);
   });
 });
 
