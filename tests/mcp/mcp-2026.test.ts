@@ -37,6 +37,16 @@ class PerUserTool implements ToolInterface<TextInput> {
   }
 }
 
+const refunds: string[] = [];
+
+@Tool({ name: 'refund', description: 'Refund, after a human approves', input: TextInput, approval: true })
+class RefundTool implements ToolInterface<TextInput> {
+  execute({ text }: TextInput): object {
+    refunds.push(text);
+    return { refunded: text };
+  }
+}
+
 class WaitInput {
   @Param() @IsInt() @Min(0) ms!: number;
 }
@@ -61,16 +71,29 @@ class WaitTool implements ToolInterface<WaitInput> {
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
 let server: HttpHandle;
+const reported: unknown[] = [];
 beforeAll(async () => {
-  const registry = ToolRegistry.build({ tools: [NoteTool, LimitedTool, PerUserTool, WaitTool], rateCounters: new MemoryRateCounters() });
+  const registry = ToolRegistry.build({
+    tools: [NoteTool, LimitedTool, PerUserTool, RefundTool, WaitTool],
+    rateCounters: new MemoryRateCounters(),
+  });
   server = await serveHttp(registry, {
     store: new InMemoryStore(),
+    onError: (error) => reported.push(error),
     auth: tokenAuth({ 'token-a': { userId: 'alice' }, 'token-b': { userId: 'bob' } }),
   });
 });
 afterAll(() => server.close());
 
-async function call(token: string | undefined, id: number, name: string, args: object, meta: object = {}, signal?: AbortSignal) {
+async function call(
+  token: string | undefined,
+  id: number,
+  name: string,
+  args: object,
+  meta: object = {},
+  signal?: AbortSignal,
+  extra: object = {},
+) {
   const res = await fetch(server.url, {
     method: 'POST',
     signal,
@@ -82,7 +105,12 @@ async function call(token: string | undefined, id: number, name: string, args: o
       'mcp-name': name,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { ...ENVELOPE, ...meta } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args, ...extra, _meta: { ...ENVELOPE, ...meta } },
+    }),
   });
   const text = await res.text();
   const body = res.headers.get('content-type')?.includes('text/event-stream')
@@ -176,4 +204,59 @@ it('cancels the call when its client closes the stream', async () => {
   expect(await pending).toBe('AbortError');
   for (let i = 0; i < 50 && aborted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
   expect(aborted).toHaveLength(1);
+});
+
+describe('a tool that needs approval, on 2026-07-28', () => {
+  const elicitation = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+
+  it('answers APPROVAL_REQUIRED to a client that declared no elicitation, and does not run', async () => {
+    const { value } = await call('token-a', 40, 'refund', { text: 'r0' });
+    expect(value).toMatchObject({ code: 'APPROVAL_REQUIRED' });
+    expect(refunds).toEqual([]);
+  });
+
+  it('asks with input_required, then runs only when the retried request carries the approval', async () => {
+    const first = await call('token-a', 41, 'refund', { text: 'r1' }, elicitation);
+    const result = first.body.result as {
+      resultType: string;
+      inputRequests: Record<string, { method: string; params: { message: string } }>;
+    };
+    expect(result.resultType).toBe('input_required');
+    expect(Object.keys(result.inputRequests)).toEqual(['input-0']);
+    expect(result.inputRequests['input-0'].method).toBe('elicitation/create');
+    expect(result.inputRequests['input-0'].params.message).toMatch(/"refund" needs your approval/);
+    expect(refunds).toEqual([]);
+
+    const rejectedCall = await call('token-a', 42, 'refund', { text: 'r1' }, elicitation, undefined, {
+      inputResponses: { 'input-0': { action: 'accept', content: { decision: 'reject', reason: 'not today' } } },
+    });
+    expect(rejectedCall.value).toMatchObject({ code: 'REJECTED' });
+    expect(refunds).toEqual([]);
+
+    const approved = await call('token-a', 43, 'refund', { text: 'r1' }, elicitation, undefined, {
+      inputResponses: { 'input-0': { action: 'accept', content: { decision: 'approve' } } },
+    });
+    expect(approved.value).toEqual({ refunded: 'r1' });
+    expect(approved.body.result).toMatchObject({ resultType: 'complete' });
+    expect(refunds).toEqual(['r1']);
+  });
+
+  it('refuses an answer that is not an elicitation result: the tool does not run', async () => {
+    const { body, value } = await call('token-a', 44, 'refund', { text: 'r2' }, elicitation, undefined, {
+      inputResponses: { 'input-0': { action: 5 } },
+    });
+    // The SDK refuses the answer (an action that is none of accept, decline, cancel): a failed call, reported.
+    expect(value).toMatchObject({ code: 'INTERNAL' });
+    expect(body.error).toBeUndefined();
+    expect(reported.splice(0)).toHaveLength(1);
+    for (const [n, inputResponses] of [
+      [45, 5],
+      [46, null],
+      [47, { 'input-0': 'yes' }],
+    ] as const) {
+      const refused = await call('token-a', n, 'refund', { text: 'r2' }, elicitation, undefined, { inputResponses });
+      expect(refused).toMatchObject({ status: 400, body: { id: n, error: { code: -32602 } } });
+    }
+    expect(refunds).toEqual(['r1']);
+  });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { LogLevel } from '../../session/tool-log';
 import { featureCapabilities } from '../features';
 import { createMcpServer } from '../mcp-server';
@@ -32,6 +32,9 @@ const CACHEABLE = new Set([
   'resources/read',
   'server/discover',
 ]);
+
+/** What a server may ask of the client within a request, as `input_required` (SEP-2322). */
+const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
 /** The capability each served method needs the server to have declared. */
 const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
@@ -76,6 +79,14 @@ export class ModernServing {
     const needs = Object.hasOwn(NEEDS, method) ? NEEDS[method] : undefined;
     if (!SERVED.has(method) || (needs && !this.capabilities[needs]))
       return refuse(res, { status: 404, code: -32601, message: `Method not found: ${method}.`, id: message.id });
+    const responses = message.params!.inputResponses;
+    if (responses !== undefined && !(isObject(responses) && Object.values(responses).every(isObject)))
+      return refuse(res, {
+        status: 400,
+        code: -32602,
+        message: 'Invalid params: inputResponses must map each key to a result object.',
+        id: message.id,
+      });
     return this.dispatch(req, res, request, message);
   }
 
@@ -101,7 +112,13 @@ export class ModernServing {
     const progress = isObject(meta) && meta.progressToken !== undefined;
     // Progress and logs travel on an event stream before the result; anything else is one JSON body.
     const streamed = message.method === 'tools/call' && (progress || logLevel !== undefined);
-    const transport = new OneRequestTransport(res, streamed, (result) => this.finish(message.method, result));
+    const responses = message.params!.inputResponses;
+    const transport = new OneRequestTransport(res, message.id!, streamed, isObject(responses) ? responses : undefined, (result) =>
+      this.finish(message.method, result),
+    );
+    // What the client declared for this request is all the server may ask of it (approvals, elicitation, sampling).
+    const declared = meta[META.clientCapabilities] as ClientCapabilities;
+    (server as unknown as { _clientCapabilities?: ClientCapabilities })._clientCapabilities = declared;
     await server.connect(transport);
     // The client gave up on the request (closed its stream): the call is cancelled, as 2026-07-28 asks.
     const onClose = () => {
@@ -134,8 +151,11 @@ export class ModernServing {
 
 /**
  * A transport for one request: the server's notifications go out as server-sent events when the
- * response is a stream (dropped otherwise), and its response ends the HTTP response. The server
- * never gets to send a request of its own: 2026-07-28 has none on the request stream.
+ * response is a stream (dropped otherwise), and its response ends the HTTP response. 2026-07-28
+ * has no server-to-client requests: the nth one the server makes (an approval, an elicitation, a
+ * sampling request) is answered from the request's `inputResponses["input-<n>"]` when the client
+ * sent it, and otherwise ends the exchange with an `input_required` result asking for it, the
+ * handler cancelled. The client sends the request again with the answer, and it runs again.
  */
 class OneRequestTransport implements Transport {
   onmessage?: Transport['onmessage'];
@@ -143,10 +163,13 @@ class OneRequestTransport implements Transport {
   onerror?: (error: Error) => void;
   readonly done: Promise<void>;
   private finished!: () => void;
+  private asked = 0;
 
   constructor(
     private readonly res: ServerResponse,
+    private readonly requestId: string | number,
     private readonly streamed: boolean,
+    private readonly inputResponses: Record<string, unknown> | undefined,
     private readonly finish: (result: Record<string, unknown>) => Record<string, unknown>,
   ) {
     this.done = new Promise<void>((resolve) => (this.finished = resolve));
@@ -155,15 +178,34 @@ class OneRequestTransport implements Transport {
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
+    if ('method' in message && 'id' in message) {
+      if (!INPUT_METHODS.has(message.method)) throw new Error(`2026-07-28 has no ${message.method} from server to client.`);
+      return this.askClient(message.id, message.method, message.params);
+    }
     const response = 'result' in message || 'error' in message;
-    if ('method' in message && 'id' in message) throw new Error('2026-07-28 has no server-to-client requests on a request stream.');
     if (!response && !this.streamed) return;
     const out = 'result' in message ? { ...message, result: this.finish(message.result) } : message;
+    this.write(out, response);
+  }
+
+  private askClient(id: string | number, method: string, params: unknown): void {
+    const key = `input-${this.asked++}`;
+    if (this.inputResponses && Object.hasOwn(this.inputResponses, key)) {
+      const result = this.inputResponses[key] as Record<string, unknown>;
+      queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id, result }));
+      return;
+    }
+    const inputRequests = { [key]: { method, params } };
+    this.write({ jsonrpc: '2.0', id: this.requestId, result: this.finish({ resultType: 'input_required', inputRequests }) }, true);
+    this.cancel(this.requestId);
+  }
+
+  private write(out: object, last: boolean): void {
     if (this.res.writableEnded) return;
     if (this.streamed) {
       if (!this.res.headersSent) this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       this.res.write(`event: message\ndata: ${JSON.stringify(out)}\n\n`);
-      if (response) this.end();
+      if (last) this.end();
       return;
     }
     this.res.writeHead(200, { 'content-type': 'application/json' });
