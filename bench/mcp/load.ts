@@ -2,7 +2,8 @@
  * The load generator for bench/mcp/run.ts, in a second process: raw HTTP on loopback (node:http,
  * keep-alive), one closed loop per MCP session. argv: port sessions mode(valid|mixed) durationMs
  * closeSessions. Prints one JSON line: calls/s, median session setup, and (closeSessions > 0)
- * the time to open and end that many sessions.
+ * the time to open and end that many sessions. Mode `modern`: `sessions` closed loops of
+ * protocol 2026-07-28 calls, no initialize and no session (toolwright only).
  */
 import { Agent, request } from 'node:http';
 
@@ -17,7 +18,15 @@ const agent = new Agent({ keepAlive: true, maxSockets: Math.max(16, sessions) })
 const VALID = { order_id: 'A-7', amount: 5, reason: 'broken' };
 const INVALID = { order_id: 'A-7', amount: -1, reason: 'broken' };
 
-function post(body: unknown, sessionId?: string, method = 'POST'): Promise<{ status: number; sessionId?: string; text: string }> {
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'process_refund' };
+
+function post(
+  body: unknown,
+  sessionId?: string,
+  method = 'POST',
+  extra: Record<string, string> = {},
+): Promise<{ status: number; sessionId?: string; text: string }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? '' : JSON.stringify(body);
     // A content-length lets node send headers and body in one packet (chunked bodies met Nagle and delayed ACKs: 40 ms a call).
@@ -25,6 +34,7 @@ function post(body: unknown, sessionId?: string, method = 'POST'): Promise<{ sta
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(data)),
+      ...extra,
     };
     if (sessionId) {
       headers['mcp-session-id'] = sessionId;
@@ -86,6 +96,31 @@ async function main() {
       );
     }
     process.stdout.write(JSON.stringify({ closedMs: performance.now() - t0 }) + '\n');
+    return;
+  }
+  if (mode === 'modern') {
+    const call = (id: number) =>
+      post(
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'process_refund', arguments: VALID, _meta: ENVELOPE } },
+        undefined,
+        'POST',
+        MODERN,
+      );
+    const first = await call(1);
+    if (first.status !== 200 || !first.text.includes('R-A-7')) throw new Error(`unexpected answer: ${first.status} ${first.text}`);
+    let calls = 0;
+    const deadline = performance.now() + durationMs;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: sessions }, async () => {
+        for (let n = 0; performance.now() < deadline; n++) {
+          const res = await call(n + 10);
+          if (res.status !== 200) throw new Error(`call failed: ${res.status} ${res.text}`);
+          calls++;
+        }
+      }),
+    );
+    process.stdout.write(JSON.stringify({ callsPerSec: calls / ((performance.now() - t0) / 1000), calls, setupMs: 0 }) + '\n');
     return;
   }
   const opened = await Promise.all(Array.from({ length: sessions }, open));

@@ -15,6 +15,7 @@ const MS = Number(process.argv[3] ?? 3000);
 const SETUPS = 200;
 const KINDS = ['toolwright', 'sdk'] as const;
 const CONFIGS = [1, 8, 32].flatMap((sessions) => (['valid', 'mixed'] as const).map((mode) => ({ sessions, mode })));
+const MODERN_LOOPS = [1, 8, 32];
 const ROOT = join(__dirname, '..', '..');
 
 /** tsc into node_modules/.cache (so the compiled files resolve the project's dependencies); returns bench/mcp's output folder. */
@@ -73,6 +74,14 @@ async function main() {
         add(`${kind}:setup`, r.setupMs);
         process.stderr.write(`round ${round + 1} ${kind} ${c.sessions} ${c.mode}: ${r.callsPerSec.toFixed(0)} calls/s\n`);
       }
+      // Protocol 2026-07-28 (no session; toolwright only: the v1 SDK's server does not speak it).
+      if (kind === 'toolwright')
+        for (const loops of MODERN_LOOPS) {
+          const before = await cpu();
+          const r = load(port, loops, 'modern');
+          add(`modern:${loops}:cpu`, (((await cpu()) - before) * 1000) / r.calls);
+          add(`modern:${loops}`, r.callsPerSec);
+        }
       const base = await ask<{ rss: number }>(server, 'rss');
       load(port, 16, 'valid', 1000);
       const after = await ask<{ rss: number }>(server, 'rss');
@@ -97,6 +106,14 @@ async function main() {
     '| sessions | calls | toolwright calls/s | SDK McpServer calls/s | toolwright ÷ SDK | toolwright server CPU µs/call | SDK server CPU µs/call | CPU toolwright ÷ SDK |',
     '|---:|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
+    '',
+    'Protocol 2026-07-28 on the same toolwright server (no initialize, no session; each request carries its envelope and headers), valid calls:',
+    '',
+    '| concurrent clients | toolwright calls/s | server CPU µs/call |',
+    '|---:|---:|---:|',
+    ...MODERN_LOOPS.map(
+      (n) => `| ${n} | ${median(samples[`modern:${n}`]).toFixed(0)} | ${median(samples[`modern:${n}:cpu`]).toFixed(0)} |`,
+    ),
     '',
     `Session setup (initialize + initialized, median wall time as the load process saw it): toolwright ${tws.toFixed(2)} ms, SDK ${sdks.toFixed(2)} ms (${(sdks / tws).toFixed(2)}× faster); ` +
       `server CPU per setup (${SETUPS} sessions, 16 at a time): toolwright ${(median(samples['toolwright:setupCpu']) * 1000).toFixed(0)} µs, SDK ${(median(samples['sdk:setupCpu']) * 1000).toFixed(0)} µs ` +
