@@ -168,9 +168,14 @@ function refused(status: number, code: number, message: string, id?: string | nu
   return { era: 'refused', refusal: { status, code, message, data, id } };
 }
 
+/** A header value without the spaces and tabs around it (HTTP's optional whitespace), in linear time; empty as none. */
 function trimmed(value: string | undefined): string | undefined {
-  const t = value?.replace(/^[ \t]+|[ \t]+$/g, '');
-  return t === undefined || t === '' ? undefined : t;
+  if (value === undefined) return undefined;
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value[start] === ' ' || value[start] === '\t')) start++;
+  while (end > start && (value[end - 1] === ' ' || value[end - 1] === '\t')) end--;
+  return start === end ? undefined : value.slice(start, end);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
