@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../metadata/json-schema';
 import type { ParseInput, SerializeOutput } from './call-pipeline';
 import type { RateRule } from './rate-limit';
 import type { ResolvedTool } from './tool.interface';
+import type { ToolOrigin } from './tool-source';
 
 /** What the registry knows of one tool, frozen at build. */
 export interface RegisteredTool {
@@ -19,6 +20,8 @@ export interface RegisteredTool {
   readonly exposeErrors: boolean;
   /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
   readonly memory: boolean;
+  /** A tool listed by a source (a remote MCP server): which one, and the tool's own name there. */
+  readonly origin?: ToolOrigin;
 }
 
 /** A registered tool with its compiled call pipeline (see `call-pipeline.ts`). */
