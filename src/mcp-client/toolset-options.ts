@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from '../metadata/types';
+import type { ApprovalPolicy, RateLimit } from '../metadata/types';
 import type { AgentContext } from '../session/agent-context';
 import type { LogLevel, ToolLog } from '../session/tool-log';
 
@@ -7,7 +7,10 @@ export interface RemoteToolOptions {
   /** Overrides the toolset's approval and the server's `destructiveHint` for this tool. */
   approval?: ApprovalPolicy;
   timeoutMs?: number;
+  /** For catalogs and `authorize` (e.g. an `admin` tag the policy hides). */
   tags?: readonly string[];
+  /** Calls allowed per caller and window, as `@Tool({ rateLimit })`. */
+  rateLimit?: RateLimit | readonly RateLimit[];
 }
 
 /** Headers (or a stdio server's environment) for a caller: `undefined` when the registry itself lists the tools. */
@@ -20,6 +23,11 @@ export interface McpToolsetOptions {
   name?: string;
   /** Put before every remote tool's name, as is (`'fs_'` makes `read_file` `fs_read_file`). */
   prefix?: string;
+  /**
+   * The name the model sees for a remote tool's own name (before the prefix). By default the name
+   * as is, any character providers refuse (MCP allows `.` and `/`) replaced by `_`.
+   */
+  rename?: (name: string) => string;
   /** Only these remote tools (by their own names), or those the function keeps. */
   include?: readonly string[] | ((name: string) => boolean);
   /** Never these remote tools (by their own names). */

@@ -132,7 +132,7 @@ export class McpToolset implements ToolSource {
     const own = this.options.tools?.[remote];
     return {
       definition: {
-        name: `${this.options.prefix ?? ''}${remote}`,
+        name: `${this.options.prefix ?? ''}${this.options.rename ? this.options.rename(remote) : remote.replace(/[^a-zA-Z0-9_-]/g, '_')}`,
         description: typeof tool.description === 'string' ? tool.description : '',
         parameters: tool.inputSchema as JsonSchema,
         ...(isObject(tool.outputSchema) && { outputSchema: tool.outputSchema as JsonSchema }),
@@ -142,6 +142,7 @@ export class McpToolset implements ToolSource {
       approval: own?.approval ?? tightened(this.options.approval, annotations?.destructiveHint === true),
       timeoutMs: own?.timeoutMs ?? this.options.timeoutMs,
       tags: own?.tags,
+      rateLimit: own?.rateLimit,
       execute: (args, context) => this.call(remote, args, context),
     };
   }

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../metadata/types';
+import type { ApprovalPolicy, ClassType, RateLimit, ToolAnnotations } from '../metadata/types';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { ParseInput, SerializeOutput } from './call-pipeline';
 import type { RateRule } from './rate-limit';
@@ -32,4 +32,6 @@ export interface ToolEntry extends RegisteredTool {
   gated?: boolean;
   /** The tool's rate limits and the registry's, counted per caller (none: the call is not counted). */
   rateRules?: readonly RateRule[];
+  /** A sourced tool's own rate limits (a class's come from `@Tool`). */
+  readonly rateLimit?: RateLimit | readonly RateLimit[];
 }

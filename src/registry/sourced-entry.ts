@@ -58,6 +58,7 @@ export function buildSourcedEntry(tool: SourcedTool, builder: Builder): ToolEntr
     sequential: false,
     timeoutMs: tool.timeoutMs,
     approval: tool.approval,
+    rateLimit: tool.rateLimit,
     annotations: tool.annotations && Object.freeze(hints(tool.annotations)),
     // What a source throws is written for the model (the remote's own error text, or why it cannot be reached).
     exposeErrors: true,

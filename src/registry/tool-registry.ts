@@ -158,7 +158,7 @@ export class ToolRegistry {
   /** Makes these entries the registry's tools: their rate rules and gate flags, the name and definition lists. */
   private install(entries: ReadonlyMap<string, ToolEntry>): void {
     for (const entry of entries.values()) {
-      const rules = rateRules(entry.name, entry.origin ? undefined : getToolOptions(entry.toolClass)?.rateLimit, this.shared);
+      const rules = rateRules(entry.name, entry.origin ? entry.rateLimit : getToolOptions(entry.toolClass)?.rateLimit, this.shared);
       if (rules.length > 0) entry.rateRules = rules;
       entry.gated = this.authorize !== undefined || typeof entry.instance.isEnabled === 'function';
     }

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy, ToolAnnotations } from '../metadata/types';
+import type { ApprovalPolicy, RateLimit, ToolAnnotations } from '../metadata/types';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { AgentContext } from '../session/agent-context';
 
@@ -17,6 +17,8 @@ export interface SourcedTool {
   readonly approval?: ApprovalPolicy<never>;
   readonly timeoutMs?: number;
   readonly tags?: readonly string[];
+  /** This tool's own rate limits, beside the registry's. */
+  readonly rateLimit?: RateLimit | readonly RateLimit[];
   /** Runs one validated call with the caller's per-call context (signal, progress, log, elicitation). */
   execute(args: object, context: AgentContext): Promise<unknown>;
 }

@@ -40,9 +40,11 @@ describe('a hostile MCP server behind the registry', () => {
   it('leaves out the tools whose schema or name cannot be served, saying why', () => {
     expect(registry.names()).toContain('h_record');
     expect(registry.names()).not.toContain('h_bad_schema');
-    expect(registry.names()).not.toContain('h_bad.name');
+    expect(problems.some((p) => p.includes('n'.repeat(70)) && p.includes('not accepted by model providers'))).toBe(true);
+    // A name MCP allows and providers refuse: its `.` replaced.
+    expect(registry.names()).toContain('h_bad_name');
+    expect(registry.describe('h_bad_name').origin).toEqual({ source: 'hostile', name: 'bad.name' });
     expect(problems.some((p) => p.includes('"bad_schema"') && p.includes('inputSchema'))).toBe(true);
-    expect(problems.some((p) => p.includes('bad.name'))).toBe(true);
     expect(registry.describe('h_record').origin).toEqual({ source: 'hostile', name: 'record' });
   });
 

@@ -29,6 +29,7 @@ const tools = () => [
   { name: 'cancelled', description: 'The request ids it was told were cancelled', inputSchema: obj({}) },
   { name: 'bad_schema', description: 'Unusable schema', inputSchema: { type: 'string' } },
   { name: 'bad.name', description: 'A name providers refuse', inputSchema: obj({}) },
+  { name: 'n'.repeat(70), description: 'A name too long for any provider', inputSchema: obj({}) },
   { name: 'wipe', description: 'Destructive', inputSchema: obj({}), annotations: { destructiveHint: true } },
   {
     name: 'peek',
