@@ -4,8 +4,9 @@
  * (garbage, silence, death, a flood, lying hints) ends in a typed error, never a hang.
  */
 import { AgentContext, ToolRegistry } from '../../src';
-import { McpToolset, RemoteToolError } from '../../src/mcp-client';
+import { IDEMPOTENCY_META, McpToolset, RemoteToolError } from '../../src/mcp-client';
 import { SERVER } from '../support/remote-servers';
+import { startTracing } from '../support/tracing';
 
 const problems: string[] = [];
 const hostile = (options: Partial<Parameters<typeof McpToolset.stdio>[0]> = {}) =>
@@ -138,6 +139,29 @@ describe('a hostile MCP server behind the registry', () => {
     } finally {
       await open.close();
     }
+  });
+
+  it('traces remote calls as execute_tool spans, and sends the idempotency key in _meta', async () => {
+    const tracing = startTracing();
+    let spans: ReturnType<typeof tracing.spans>;
+    try {
+      await registry.call('h_record', { note: 'traced' }, new AgentContext({ sessionId: 's-trace' }), undefined, { toolCallId: 'call-9' });
+      // The same model call again (a retry): the same key, for the server to deduplicate.
+      await registry.call('h_record', { note: 'traced' }, new AgentContext({ sessionId: 's-trace' }), undefined, { toolCallId: 'call-9' });
+      await expect(registry.call('h_fail', {})).rejects.toMatchObject({ code: 'TOOL_FAILED' });
+      spans = tracing.spans();
+    } finally {
+      await tracing.stop();
+    }
+    expect(spans.map((s) => s.name)).toEqual(['execute_tool h_record', 'execute_tool h_record', 'execute_tool h_fail']);
+    const metas = JSON.parse((JSON.parse(await registry.call('h_metas', {})) as { content: [{ text: string }] }).content[0].text) as Array<
+      Record<string, string>
+    >;
+    const keys = metas.slice(-2).map((m) => m[IDEMPOTENCY_META]);
+    expect(keys[0]).toMatch(/.{8,}/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(spans[0].attributes['gen_ai.tool.call.id']).toBe('call-9');
+    expect(spans[2].status.code).toBe(2);
   });
 
   it('refreshes the catalog on tools/list_changed', async () => {

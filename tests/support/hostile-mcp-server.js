@@ -10,6 +10,7 @@ const readline = require('node:readline');
 let calls = 0;
 const cancelled = [];
 let extra = false;
+const metas = [];
 const obj = (properties, required = []) => ({ type: 'object', properties, required, additionalProperties: false });
 
 const tools = () => [
@@ -38,6 +39,7 @@ const tools = () => [
     annotations: { readOnlyHint: true, destructiveHint: false, title: 7 },
   },
   { name: 'change', description: 'Adds a tool and says so', inputSchema: obj({}) },
+  { name: 'metas', description: 'The _meta of every record call', inputSchema: obj({}) },
   ...(extra ? [{ name: 'added', description: 'Added later', inputSchema: obj({}) }] : []),
 ];
 
@@ -47,6 +49,8 @@ const text = (t) => ({ content: [{ type: 'text', text: t }] });
 function call(id, name, args) {
   calls++;
   switch (name) {
+    case 'metas':
+      return send({ jsonrpc: '2.0', id, result: text(JSON.stringify(metas)) });
     case 'record':
       return send({ jsonrpc: '2.0', id, result: text(`noted ${args.note}`) });
     case 'count':
@@ -90,6 +94,9 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   }
   if (method === 'notifications/cancelled') return cancelled.push(params.requestId);
   if (method === 'tools/list') return send({ jsonrpc: '2.0', id, result: { tools: tools() } });
-  if (method === 'tools/call') return call(id, params.name, params.arguments ?? {});
+  if (method === 'tools/call') {
+    if (params.name === 'record') metas.push(params._meta ?? null);
+    return call(id, params.name, params.arguments ?? {});
+  }
   if (id !== undefined) send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
 });
