@@ -3,7 +3,11 @@
  * stdio): its tools go through the registry's boundary like local ones, and whatever it does
  * (garbage, silence, death, a flood, lying hints) ends in a typed error, never a hang.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AgentContext, ToolRegistry } from '../../src';
+import { serveHttp } from '../../src/mcp';
 import { IDEMPOTENCY_META, McpToolset, RemoteToolError } from '../../src/mcp-client';
 import { SERVER } from '../support/remote-servers';
 import { startTracing } from '../support/tracing';
@@ -175,6 +179,27 @@ describe('a hostile MCP server behind the registry', () => {
       expect(changing.definitions().map((d) => d.name)).toContain('added');
       expect(await changing.call('added', {})).toContain('ran added');
     } finally {
+      await changing.close();
+    }
+  });
+
+  it("toolwright's MCP server announces a remote list change to its clients", async () => {
+    const changing = await ToolRegistry.buildAsync({ tools: [], mcp: [hostile({ include: (n) => n !== 'hang' })] });
+    const gateway = await serveHttp(changing);
+    const client = new Client({ name: 'watcher', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('added');
+      const announced = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      const refreshed = new Promise<void>((resolve) => changing.onToolsChanged(resolve));
+      await client.callTool({ name: 'change', arguments: {} });
+      await refreshed;
+      await client.callTool({ name: 'count', arguments: {} });
+      await announced;
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('added');
+    } finally {
+      await client.close();
+      await gateway.close();
       await changing.close();
     }
   });
