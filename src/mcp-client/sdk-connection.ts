@@ -33,13 +33,13 @@ function transportFor(endpoint: Endpoint): Transport {
   }
   return new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: { headers: endpoint.headers },
-    // Reconnection is the pool's (with backoff, per identity); a call's own stream is not resumed.
-    reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
+    // A stream the server closes is resumed (at the server's `retry` pace, with Last-Event-ID); a dead server is the pool's to reconnect.
+    reconnectionOptions: { maxReconnectionDelay: 5000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   });
 }
 
 export const connectSdk: Connect = async (endpoint, events) => {
-  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } } });
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } });
   let closed = false;
   client.onclose = () => {
     if (closed) return;

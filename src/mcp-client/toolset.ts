@@ -237,7 +237,8 @@ export class McpToolset implements ToolSource {
     try {
       const answer = await port.relay(params, signal);
       if (answer.action !== 'accept') return { action: answer.action === 'decline' ? 'decline' : 'cancel' };
-      return isObject(answer.content) ? { action: 'accept', content: answer.content as Record<string, unknown> } : { action: 'accept' };
+      // The form's defaults fill what the person left out (the client applies them, SEP-1034).
+      return { action: 'accept', content: isObject(answer.content) ? (answer.content as Record<string, unknown>) : {} };
     } catch {
       return { action: 'cancel' };
     }
