@@ -46,11 +46,30 @@ export type ElicitRequestParams =
 
 export type ElicitAnswer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
+/** A server's `sampling/createMessage` params, as sent (checked by whoever answers). */
+export interface SampleParams {
+  messages: unknown[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+}
+
+/** The client's `sampling/createMessage` answer. */
+export interface SampleAnswer {
+  role: 'assistant';
+  content: { type: 'text'; text: string } | { type: 'image' | 'audio'; data: string; mimeType: string };
+  model: string;
+  stopReason?: string;
+}
+
 /** What the server tells the client outside a call's own answer. */
 export interface ConnectionEvents {
   onToolsChanged(): void;
   onLog(level: string, data: unknown, logger?: string): void;
   onElicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitAnswer>;
+  /** Rejects when no model can answer (the server hears an error). */
+  onSample(params: SampleParams, signal: AbortSignal): Promise<SampleAnswer>;
   /** The transport closed (the server died or the network went): every call in flight fails. */
   onClose(): void;
 }

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   ErrorCode,
   McpError,
   ElicitRequestSchema,
@@ -39,7 +40,7 @@ function transportFor(endpoint: Endpoint): Transport {
 }
 
 export const connectSdk: Connect = async (endpoint, events) => {
-  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } });
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } });
   let closed = false;
   client.onclose = () => {
     if (closed) return;
@@ -99,6 +100,14 @@ export const connectSdk: Connect = async (endpoint, events) => {
 };
 
 function wire(client: Client, events: ConnectionEvents): void {
+  client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+    try {
+      const answer = await events.onSample(request.params, extra.signal);
+      return { ...answer };
+    } catch (error) {
+      throw new McpError(ErrorCode.InvalidRequest, errorText(error));
+    }
+  });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => events.onLog(n.params.level, n.params.data, n.params.logger));
   client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {

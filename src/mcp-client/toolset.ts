@@ -5,6 +5,7 @@ import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
 import { isLogLevel } from '../session/tool-log';
 import type { Connect, ConnectionEvents, ElicitAnswer, ElicitRequestParams, Endpoint, ListedTool } from './connection';
+import { sampleThrough } from './sampling';
 import { identityOf, type Identity } from './identity';
 import { ConnectionPool } from './pool';
 import { RemoteToolError } from './remote-error';
@@ -210,6 +211,7 @@ export class McpToolset implements ToolSource {
       },
       onLog: (level, data, logger) => this.log(key, level, data, logger),
       onElicit: (params, signal) => this.elicit(key, params, signal),
+      onSample: (params, signal) => sampleThrough(this.running.get(key) ?? [], params, signal),
     };
   }
 

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentContext, ToolRegistry, type InputRequest, type ToolProgress } from '../../src';
+import { AgentContext, ToolRegistry, type InputRequest, type SampleRequest, type ToolProgress } from '../../src';
 import type { ToolLog } from '../../src/session/tool-log';
 import { McpToolset } from '../../src/mcp-client';
 import { SERVER, startEverythingHttp, type HttpServer } from '../support/remote-servers';
@@ -74,6 +74,23 @@ describe.each(['stdio', 'http'] as const)('server-everything over %s', (transpor
     expect(text).toContain('Ada Lovelace');
     // No one there to ask: the server hears a decline, the call still answers.
     expect(await registry.call('ev_trigger-elicitation-request', {})).toContain('decline');
+  });
+
+  it("passes the server's sampling request to the calling tool's model, and the completion back", async () => {
+    const asked: SampleRequest[] = [];
+    const text = await registry.call('ev_trigger-sampling-request', { prompt: 'Say hi', maxTokens: 20 }, undefined, undefined, {
+      onSample: async (request) => {
+        asked.push(request);
+        return { text: 'hi there', content: [{ type: 'text', text: 'hi there' }], model: 'scripted', stopReason: 'endTurn' };
+      },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ maxTokens: 20, systemPrompt: 'You are a helpful test server.' });
+    expect(asked[0].messages[0].content).toMatchObject({ type: 'text', text: expect.stringContaining('Say hi') });
+    expect(text).toContain('hi there');
+    // No model there: the server hears an error and reports the call failed; it never hangs.
+    const failed = await registry.call('ev_trigger-sampling-request', { prompt: 'x' }).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringMatching(/no model/) });
   });
 
   it('cancels a long call: the registry fails it with ABORTED at once', async () => {
