@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AgentContext, ToolRegistry } from '../../src';
+import { Agent, AgentContext, InMemoryStore, ScriptedModel, ToolRegistry } from '../../src';
 import { serveHttp } from '../../src/mcp';
 import { IDEMPOTENCY_META, McpToolset, RemoteToolError } from '../../src/mcp-client';
 import { SERVER } from '../support/remote-servers';
@@ -178,6 +178,35 @@ describe('a hostile MCP server behind the registry', () => {
       expect(changing.has('added')).toBe(true);
       expect(changing.definitions().map((d) => d.name)).toContain('added');
       expect(await changing.call('added', {})).toContain('ran added');
+    } finally {
+      await changing.close();
+    }
+  });
+
+  it("an Agent offers a remote server's new tools on its next turn, and runs them", async () => {
+    const changing = await ToolRegistry.buildAsync({ tools: [], mcp: [hostile({ include: (n) => n !== 'hang' })] });
+    try {
+      const refreshed = new Promise<void>((resolve) => changing.onToolsChanged(resolve));
+      const model = new ScriptedModel([
+        { toolCalls: [{ id: 'c-1', name: 'change', arguments: {} }] },
+        async () => {
+          await refreshed;
+          return { toolCalls: [{ id: 'c-2', name: 'count', arguments: {} }] };
+        },
+        (request) => {
+          expect(request.tools.map((t) => t.name)).toContain('added');
+          return { toolCalls: [{ id: 'c-3', name: 'added', arguments: {} }] };
+        },
+        { text: 'done' },
+      ]);
+      const agent = new Agent({ name: 'watcher', model, tools: changing, store: new InMemoryStore() });
+      const result = await agent.run('go', { sessionId: 's-agent' });
+      expect(result.status).toBe('completed');
+      expect(result.toolCalls.map((c) => [c.name, c.status])).toEqual([
+        ['change', 'ok'],
+        ['count', 'ok'],
+        ['added', 'ok'],
+      ]);
     } finally {
       await changing.close();
     }
