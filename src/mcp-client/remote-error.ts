@@ -1,17 +1,19 @@
+import { ToolwrightError } from '../errors/errors';
+
 /** Why a remote call failed, for the app (the model reads the message). */
 export type RemoteFailure = 'unavailable' | 'closed' | 'timeout' | 'protocol' | 'too_large' | 'tool_error';
 
 /**
- * A remote tool's failure. The registry answers it as TOOL_FAILED with this message shown to the
- * model (remote tools expose their errors); the app finds it as the ToolExecutionError's `cause`.
+ * A remote MCP server's failure (code REMOTE_FAILED). `ToolRegistry.buildAsync` throws it for a
+ * server it cannot reach; a call answers it as TOOL_FAILED with this message shown to the model
+ * (remote tools expose their errors), and the app finds it as the ToolExecutionError's `cause`.
  */
-export class RemoteToolError extends Error {
-  override readonly name = 'RemoteToolError';
+export class RemoteToolError extends ToolwrightError {
   constructor(
     readonly reason: RemoteFailure,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('REMOTE_FAILED', message, options);
   }
 }

@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Agent, AgentContext, InMemoryStore, ScriptedModel, ToolRegistry } from '../../src';
+import { Agent, AgentContext, InMemoryStore, ScriptedModel, ToolRegistry, ToolwrightError } from '../../src';
 import { serveHttp } from '../../src/mcp';
 import { IDEMPOTENCY_META, McpToolset, RemoteToolError } from '../../src/mcp-client';
 import { SERVER } from '../support/remote-servers';
@@ -117,6 +117,8 @@ describe('a hostile MCP server behind the registry', () => {
     const broken = McpToolset.stdio({ name: 'nowhere', command: '/nonexistent/server', reconnect: { attempts: 2, backoffMs: 10 } });
     const error = await codeOf(ToolRegistry.buildAsync({ tools: [], mcp: [broken] }));
     expect(error).toBeInstanceOf(RemoteToolError);
+    expect(error).toBeInstanceOf(ToolwrightError);
+    expect(error).toMatchObject({ code: 'REMOTE_FAILED', reason: 'unavailable' });
     expect(error.message).toMatch(/MCP server "nowhere" is unavailable \(2 attempts\)/);
   });
 
