@@ -85,6 +85,10 @@ export class ConnectionPool {
         return connection;
       } catch (error) {
         last = error;
+        if (error instanceof RemoteToolError && error.final) {
+          slot.connection = undefined;
+          throw error;
+        }
       }
     }
     slot.connection = undefined;

@@ -9,11 +9,15 @@ export type RemoteFailure = 'unavailable' | 'closed' | 'timeout' | 'protocol' | 
  * (remote tools expose their errors), and the app finds it as the ToolExecutionError's `cause`.
  */
 export class RemoteToolError extends ToolwrightError {
+  /** Trying again cannot help (the server refused the credentials): no more connection attempts. */
+  readonly final: boolean;
+
   constructor(
     readonly reason: RemoteFailure,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; final?: boolean },
   ) {
     super('REMOTE_FAILED', message, options);
+    this.final = options?.final === true;
   }
 }

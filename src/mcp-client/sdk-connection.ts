@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -48,7 +49,9 @@ export const connectSdk: Connect = async (endpoint, events) => {
     events.onClose();
   };
   wire(client, events);
-  await client.connect(transportFor(endpoint));
+  await client.connect(transportFor(endpoint)).catch((error: unknown) => {
+    throw refused(error) ?? error;
+  });
   const connection: Connection = {
     get closed() {
       return closed;
@@ -137,3 +140,10 @@ function remoteError(error: unknown): RemoteToolError {
 }
 
 const bounded = (text: string, max = 1000) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The server refused these credentials (HTTP 401 or 403): another attempt with them cannot help. */
+function refused(error: unknown): RemoteToolError | undefined {
+  const status = error instanceof StreamableHTTPError ? error.code : error instanceof UnauthorizedError ? 401 : undefined;
+  if (status !== 401 && status !== 403) return undefined;
+  return new RemoteToolError('unavailable', `The MCP server refused the credentials (HTTP ${status}).`, { cause: error, final: true });
+}

@@ -248,7 +248,7 @@ export class McpToolset implements ToolSource {
 
   private named(error: unknown): unknown {
     if (!(error instanceof RemoteToolError) || error.message.startsWith('MCP server "')) return error;
-    return new RemoteToolError(error.reason, `MCP server "${this.name}": ${error.message}`, { cause: error.cause });
+    return new RemoteToolError(error.reason, `MCP server "${this.name}": ${error.message}`, { cause: error.cause, final: error.final });
   }
 }
 

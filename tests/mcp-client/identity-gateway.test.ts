@@ -86,7 +86,15 @@ describe('credentials per caller', () => {
   });
 
   it('a caller the remote server refuses gets a typed error, not another identity', async () => {
-    await expect(front.call('b_whoami', {}, as('mallory'))).rejects.toMatchObject({ code: 'TOOL_FAILED' });
+    const refused = await front.call('b_whoami', {}, as('mallory')).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'TOOL_FAILED' });
+    // Refused credentials are final: no reconnect attempts with them.
+    expect((refused as { cause: unknown }).cause).toMatchObject({
+      code: 'REMOTE_FAILED',
+      reason: 'unavailable',
+      final: true,
+      message: 'MCP server "backend": The MCP server refused the credentials (HTTP 401).',
+    });
   });
 });
 
