@@ -77,7 +77,12 @@ export interface ConnectionEvents {
 /** How to reach a server: a command over stdio, or a Streamable HTTP endpoint. */
 export type Endpoint =
   | { transport: 'stdio'; command: string; args?: readonly string[]; env?: Record<string, string>; cwd?: string }
-  | { transport: 'http'; url: string; headers?: Record<string, string> };
+  | {
+      transport: 'http';
+      url: string;
+      headers?: Record<string, string>;
+      /** The SDK's OAuthClientProvider, for the SDK module. */ authProvider?: unknown;
+    };
 
 export interface Connection {
   listTools(timeoutMs: number): Promise<ListedTool[]>;

@@ -6,9 +6,30 @@ import type { CredentialResolver } from './toolset-options';
 export interface Identity {
   key: string;
   values?: Record<string, string>;
+  /** Makes this identity's OAuth provider (on the connection's first dial). */
+  oauth?: () => unknown;
 }
 
+interface OAuthOption {
+  identity: (context: AgentContext | undefined) => string;
+  provider: (context: AgentContext | undefined) => unknown;
+}
+
+/** The credentials' identity, and with OAuth whose tokens (a separate connection per token owner). */
 export async function identityOf(
+  resolver: Record<string, string> | CredentialResolver | undefined,
+  context: AgentContext | undefined,
+  oauth?: OAuthOption,
+): Promise<Identity> {
+  const base = await headerIdentity(resolver, context);
+  if (!oauth) return base;
+  const owner = digest(['oauth', String(oauth.identity(context))]);
+  return { ...base, key: digest([base.key, owner]), oauth: () => oauth.provider(context) };
+}
+
+const digest = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+async function headerIdentity(
   resolver: Record<string, string> | CredentialResolver | undefined,
   context: AgentContext | undefined,
 ): Promise<Identity> {
@@ -19,5 +40,5 @@ export async function identityOf(
     .map(([k, v]) => [k.toLowerCase(), String(v)])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // A digest, so that no credential is kept as a map key in plain text.
-  return { key: createHash('sha256').update(JSON.stringify(sorted)).digest('hex'), values: { ...values } };
+  return { key: digest(sorted), values: { ...values } };
 }

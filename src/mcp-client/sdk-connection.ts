@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -35,6 +35,8 @@ function transportFor(endpoint: Endpoint): Transport {
   }
   return new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: { headers: endpoint.headers },
+    // OAuth 2.1 (PKCE, resource indicators, client registration, refresh) is the SDK's, through the app's provider.
+    authProvider: endpoint.authProvider as OAuthClientProvider | undefined,
     // A stream the server closes is resumed (at the server's `retry` pace, with Last-Event-ID); a dead server is the pool's to reconnect.
     reconnectionOptions: { maxReconnectionDelay: 5000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   });

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ApprovalPolicy, RateLimit } from '../metadata/types';
 import type { AgentContext } from '../session/agent-context';
 import type { LogLevel, ToolLog } from '../session/tool-log';
@@ -75,4 +76,14 @@ export interface HttpToolsetOptions extends McpToolsetOptions {
    * Callers with different headers never share a connection.
    */
   headers?: Record<string, string> | CredentialResolver;
+  /**
+   * OAuth 2.1 through the MCP SDK's `OAuthClientProvider` (PKCE, resource indicators, dynamic
+   * client registration, token refresh are the SDK's): `provider` is asked for each new connection
+   * of an identity, so keep its tokens in the provider's storage. `identity` names whose tokens they
+   * are; owners never share a connection (`undefined` context: the registry listing the tools).
+   */
+  oauth?: {
+    identity: (context: AgentContext | undefined) => string;
+    provider: (context: AgentContext | undefined) => OAuthClientProvider;
+  };
 }

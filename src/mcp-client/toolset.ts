@@ -35,6 +35,7 @@ export class McpToolset implements ToolSource {
     private readonly credentials: Record<string, string> | CredentialResolver | undefined,
     defaultName: string,
     connect: Connect = connectSdk,
+    private readonly oauth?: HttpToolsetOptions['oauth'],
   ) {
     this.name = options.name ?? defaultName;
     const logLevel = options.logLevel;
@@ -69,15 +70,17 @@ export class McpToolset implements ToolSource {
       throw new ToolwrightConfigError(`McpToolset.http: \`url\` must be an absolute URL (got ${String(options?.url)}).`);
     return new McpToolset(
       options,
-      (identity) => ({ transport: 'http', url: options.url, headers: identity.values }),
+      (identity) => ({ transport: 'http', url: options.url, headers: identity.values, authProvider: identity.oauth?.() }),
       options.headers,
       new URL(options.url).host,
+      undefined,
+      options.oauth,
     );
   }
 
   /** @internal For tests: the same toolset over another connector. */
   static withConnector(toolset: McpToolset, connect: Connect): McpToolset {
-    return new McpToolset(toolset.options, toolset.endpoint, toolset.credentials, toolset.name, connect);
+    return new McpToolset(toolset.options, toolset.endpoint, toolset.credentials, toolset.name, connect, toolset.oauth);
   }
 
   /** How many identities hold an open connection now. */
@@ -188,7 +191,7 @@ export class McpToolset implements ToolSource {
   }
 
   private identity(context: AgentContext | undefined): Promise<Identity> {
-    return identityOf(this.credentials, context);
+    return identityOf(this.credentials, context, this.oauth);
   }
 
   private track(key: string, context: AgentContext): () => void {
