@@ -10,7 +10,7 @@ export const FLOORS = [
   ['schema', 'decorators', 'container'],
   ['validation'],
   ['registry'],
-  ['agent'],
+  ['agent', 'mcp-client'],
   ['adapters', 'ai-sdk-ui'],
   ['mcp'],
   ['cli'],

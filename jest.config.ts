@@ -10,6 +10,7 @@ const base = {
   moduleNameMapper: {
     '^toolwright$': '<rootDir>/src/index.ts',
     '^toolwright/mcp$': '<rootDir>/src/mcp/index.ts',
+    '^toolwright/mcp-client$': '<rootDir>/src/mcp-client/index.ts',
     '^toolwright/ai-sdk-ui$': '<rootDir>/src/ai-sdk-ui/index.ts',
     '^toolwright/agent$': '<rootDir>/src/agent/index.ts',
     '^toolwright/models$': '<rootDir>/src/agent/models/index.ts',

@@ -203,8 +203,8 @@ function searchIndex(registry: ToolRegistry): ToolSearchIndex {
  * that does not depend on the turn (tag lists, the search index) is computed once.
  */
 export class ToolCatalog {
-  private readonly all: CatalogSelection;
-  private readonly allTools: readonly RegisteredTool[];
+  private all: CatalogSelection;
+  private allTools: readonly RegisteredTool[];
   private readonly byTags = new Map<string, readonly RegisteredTool[]>();
   private readonly dynamic: boolean;
   /** Ranked tool names per message, most recent last: a run ranks its message once, not on every model turn. */
@@ -229,6 +229,8 @@ export class ToolCatalog {
 
   /** The tools to offer for this turn; `query` is the user's message, `tags` narrows the agent's tags for one run. */
   select(context: AgentContext, query: string, tags?: readonly string[]): CatalogSelection | Promise<CatalogSelection> {
+    // A remote server's list changed: what was computed from the old list is computed again.
+    if (this.registry.definitions() !== this.all.definitions) this.reload();
     if (!this.dynamic && tags === undefined) return this.all;
     return this.compute(context, query, tags ?? this.options.tags);
   }
@@ -270,6 +272,14 @@ export class ToolCatalog {
     }
     this.ranked.set(query, ranking);
     return ranking;
+  }
+
+  private reload(): void {
+    this.all = { definitions: this.registry.definitions() };
+    this.allTools = this.registry.tools();
+    this.byTags.clear();
+    this.ranked.clear();
+    indexes.delete(this.registry);
   }
 
   private tagged(tags: readonly string[] | undefined): readonly RegisteredTool[] {

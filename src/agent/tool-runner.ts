@@ -62,10 +62,15 @@ const CORRECTABLE = new Set<ErrorCode>([
  */
 export class ToolRunner {
   /** Some tool has an approval policy (else no call ever pauses). */
-  readonly approvals: boolean;
+  get approvals(): boolean {
+    this.sync();
+    return this.anyApproval;
+  }
+  private anyApproval = false;
+  private planned?: readonly unknown[]; // the tool list the plans were made for: remote servers' lists change
   /** `repairToolCall` is set. */
   readonly repairs: boolean;
-  private readonly plans = new Map<string, ToolPlan>();
+  private plans = new Map<string, ToolPlan>();
   private readonly retryBudgets: Readonly<Record<string, number>>;
 
   constructor(
@@ -74,12 +79,7 @@ export class ToolRunner {
     private readonly options: RunnerOptions,
     private readonly loadMemory: (state: RunState) => Promise<void>,
   ) {
-    let approvals = false;
-    for (const tool of registry.tools()) {
-      this.plans.set(tool.name, { tool, timeoutMs: tool.timeoutMs ?? options.toolTimeoutMs });
-      if (tool.approval) approvals = true;
-    }
-    this.approvals = approvals;
+    this.sync();
     this.repairs = options.repairToolCall !== undefined;
     this.retryBudgets = options.retryBudgets ?? {};
   }
@@ -95,6 +95,7 @@ export class ToolRunner {
     selection: CatalogSelection,
     decisions?: Record<string, StoredDecision>,
   ): Promise<void> {
+    this.sync();
     const outcomes: CallOutcome[] = new Array(calls.length);
     const exec = async (i: number) => {
       outcomes[i] = await this.execute(state, calls[i], i, selection, ownValue(decisions, calls[i].id));
@@ -132,6 +133,13 @@ export class ToolRunner {
       }
     }
     if (failure) throw failure();
+  }
+
+  private sync(): void {
+    if (this.registry.definitions() === this.planned) return;
+    this.planned = this.registry.definitions();
+    this.plans = new Map(this.registry.tools().map((t) => [t.name, { tool: t, timeoutMs: t.timeoutMs ?? this.options.toolTimeoutMs }]));
+    this.anyApproval = this.registry.tools().some((tool) => !!tool.approval);
   }
 
   /** Calls whose tool's approval policy says yes. Invalid calls need none: they go back to the model. */

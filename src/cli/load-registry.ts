@@ -24,6 +24,15 @@ const EXPORT_HINT =
  * `.cts`, `.js`-suffixed imports of `.ts` files, top-level await), TypeScript compiled by the app's
  * own `typescript` with decorator metadata on.
  */
+/** The registries this process loaded, closed when the command is done (remote tool sources hold connections). */
+const loaded = new Set<ToolRegistry>();
+
+export async function closeLoadedRegistries(): Promise<void> {
+  const all = [...loaded];
+  loaded.clear();
+  await Promise.allSettled(all.map((registry) => registry.close()));
+}
+
 export async function loadRegistry(modulePath: string | undefined, cwd: string): Promise<ToolRegistry> {
   const file = findModule(modulePath, cwd);
   const shown = relative(cwd, file) || file;
@@ -69,6 +78,7 @@ export async function loadRegistry(modulePath: string | undefined, cwd: string):
       EXIT.MODULE,
     );
   }
+  loaded.add(candidate);
   return candidate;
 }
 

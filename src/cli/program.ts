@@ -6,6 +6,7 @@ import { addListCommand } from './commands/list';
 import { addMcpCommand } from './commands/mcp';
 import { addNewCommand } from './commands/new';
 import { CliError, EXIT } from './errors';
+import { closeLoadedRegistries } from './load-registry';
 import { VERSION, type CliIO } from './options';
 
 export type { CliIO } from './options';
@@ -41,6 +42,9 @@ export async function runCli(argv: readonly string[], terminal: CliIO): Promise<
       return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
     }
     return report(error, io);
+  } finally {
+    // A registry with remote tools holds connections (a server subprocess): the command is done with them.
+    await closeLoadedRegistries();
   }
 }
 

@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'INVALID_PAYLOAD'
   | 'MEMORY_NOT_LOADED'
+  // A remote MCP server could not be reached, or broke the call (RemoteToolError; a call answers it as TOOL_FAILED)
+  | 'REMOTE_FAILED'
   // A tool asked the person or the client's model mid-call: no one could answer, or the answer broke the form
   | 'INPUT_UNAVAILABLE'
   | 'INVALID_INPUT'

@@ -46,9 +46,6 @@ interface ServerParts {
   store: SessionStore;
   fallbackSessionId: string;
   onError: (error: unknown) => void;
-  tools: Tool[];
-  toolByName: Map<string, Tool>;
-  byName: Map<string, RegisteredTool>;
   /** The session's log level: what the client set (`logging/setLevel`), or the option. */
   logLevel: LogLevel | undefined;
   /** What this session was shown, for `list_changed` (none in stateless serving). */
@@ -85,7 +82,6 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       ((error: unknown) =>
         process.stderr.write(`toolwright mcp: ${describeError(error)}
 `)),
-    ...registryTools(registry),
     logLevel: options.logLevel,
     lists: notifying ? new ListWatch(registry) : undefined,
   };
@@ -116,7 +112,9 @@ async function setLogLevel(parts: ServerParts, level: LogLevel): Promise<Record<
 
 /** Listing goes through the registry's gate: the caller sees only what it may call. */
 async function listVisibleTools(parts: ServerParts, extra: Extra): Promise<ListToolsResult> {
-  const { registry, store, tools, toolByName } = parts;
+  const { registry, store } = parts;
+  // Read per request: a registry with remote tools gets a new list when a server's list changes.
+  const { tools, toolByName } = registryTools(registry);
   if (!registry.gated) return { tools };
   const { key, identity } = mcpSessionKeys(extra, parts.options, parts.fallbackSessionId);
   try {
@@ -141,7 +139,7 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
   const progress = progressSender(extra._meta?.progressToken, extra.sendNotification);
   const log = logSender(parts.logLevel, name, extra.sendNotification);
   try {
-    const scope = await loadScope(parts, extra, parts.byName.get(name)?.memory === true);
+    const scope = await loadScope(parts, extra, registryTools(parts.registry).byName.get(name)?.memory === true);
     const { context, memory } = scope;
     let text: string | CallToolResult;
     let content: ToolContent | undefined;
@@ -165,7 +163,8 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
     if (typeof text !== 'string') return text;
     // A ToolContent result's parts as they are; any other result is its JSON text.
     const result: CallToolResult = { content: content ? [...content.parts] : [{ type: 'text', text }] };
-    if (parts.toolByName.get(name)?.outputSchema) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
+    if (registryTools(parts.registry).toolByName.get(name)?.outputSchema)
+      result.structuredContent = JSON.parse(text) as Record<string, unknown>;
     return result;
   } catch (error) {
     // Cancelled while waiting for a human or the store: no failure to report (and no response goes out).
@@ -202,14 +201,25 @@ async function approveAndRun(
   return registry.call(name, args, context, memory, { toolCallId: String(extra.requestId), signal: extra.signal, approved, ...sinks });
 }
 
-/** A registry never changes once built: its MCP tool list is made once, not once per MCP session. */
-const toolLists = new WeakMap<ToolRegistry, { tools: Tool[]; toolByName: Map<string, Tool>; byName: Map<string, RegisteredTool> }>();
+/**
+ * A registry's MCP tool list, made once per tool list, not once per MCP session: the list changes
+ * only when remote tools do (`definitions()` is then a new array).
+ */
+const toolLists = new WeakMap<
+  ToolRegistry,
+  { of: readonly unknown[]; tools: Tool[]; toolByName: Map<string, Tool>; byName: Map<string, RegisteredTool> }
+>();
 
 function registryTools(registry: ToolRegistry) {
   let lists = toolLists.get(registry);
-  if (!lists) {
+  if (lists?.of !== registry.definitions()) {
     const tools = listTools(registry);
-    lists = { tools, toolByName: new Map(tools.map((t) => [t.name, t])), byName: new Map(registry.tools().map((t) => [t.name, t])) };
+    lists = {
+      of: registry.definitions(),
+      tools,
+      toolByName: new Map(tools.map((t) => [t.name, t])),
+      byName: new Map(registry.tools().map((t) => [t.name, t])),
+    };
     toolLists.set(registry, lists);
   }
   return lists;

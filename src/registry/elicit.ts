@@ -47,6 +47,8 @@ export function elicitPort(sink: InputSink): ElicitPort {
       const answer = await sink({ mode: 'url', message: String(message), url }, signal);
       return { action: answer.action === 'accept' || answer.action === 'decline' ? answer.action : 'cancel' };
     },
+    // The remote server that asked checks the answer against its own form.
+    relay: (request, signal) => sink(request, signal),
   };
 }
 

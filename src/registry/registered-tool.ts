@@ -1,8 +1,9 @@
-import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../metadata/types';
+import type { ApprovalPolicy, ClassType, RateLimit, ToolAnnotations } from '../metadata/types';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { ParseInput, SerializeOutput } from './call-pipeline';
 import type { RateRule } from './rate-limit';
 import type { ResolvedTool } from './tool.interface';
+import type { ToolOrigin } from './tool-source';
 
 /** What the registry knows of one tool, frozen at build. */
 export interface RegisteredTool {
@@ -19,6 +20,8 @@ export interface RegisteredTool {
   readonly exposeErrors: boolean;
   /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
   readonly memory: boolean;
+  /** A tool listed by a source (a remote MCP server): which one, and the tool's own name there. */
+  readonly origin?: ToolOrigin;
 }
 
 /** A registered tool with its compiled call pipeline (see `call-pipeline.ts`). */
@@ -29,4 +32,6 @@ export interface ToolEntry extends RegisteredTool {
   gated?: boolean;
   /** The tool's rate limits and the registry's, counted per caller (none: the call is not counted). */
   rateRules?: readonly RateRule[];
+  /** A sourced tool's own rate limits (a class's come from `@Tool`). */
+  readonly rateLimit?: RateLimit | readonly RateLimit[];
 }

@@ -1,6 +1,6 @@
 import { typediContainer, type ContainerLike } from '../container/container';
 import { ToolContent } from '../content/tool-content';
-import { ApprovalRequiredError, ToolInputError, ToolNotFoundError } from '../errors/errors';
+import { ApprovalRequiredError, ToolInputError, ToolNotFoundError, ToolwrightConfigError } from '../errors/errors';
 import type { ClassType, RateLimit } from '../metadata/types';
 import { getToolOptions } from '../metadata/metadata';
 import { MemoryRateCounters, type RateCounters } from '../side-effects/rate-counters';
@@ -22,7 +22,9 @@ import type { RegisteredTool, ToolEntry } from './registered-tool';
 import { buildPrompts, buildResources } from './feature-builder';
 import { Features, type FeatureCallOptions } from './features';
 import type { Completion, CompletionRef, PromptRead, RegisteredPrompt, RegisteredResource, ResourceRead } from './registered-feature';
-import { buildEntries, createBuilder } from './tool-builder';
+import { buildEntries, createBuilder, type Builder } from './tool-builder';
+import { Sources } from './sources';
+import type { ToolSource } from './tool-source';
 import type { ResolvedTool } from './tool.interface';
 
 export type { CallOptions } from './call-options';
@@ -56,6 +58,11 @@ export interface ToolRegistryOptions {
   rateCounters?: RateCounters;
   /** What `execute_tool` spans record when the app traces with OpenTelemetry (tool arguments and results only on opt-in). */
   tracing?: TracingOptions;
+  /**
+   * Remote tool sources (`McpToolset.stdio(...)`, `McpToolset.http(...)` from `toolwright/mcp-client`):
+   * their tools are listed asynchronously, so a registry with them is built by `buildAsync`.
+   */
+  mcp?: readonly ToolSource[];
 }
 
 /** What `check` found: the call may go ahead, possibly after a human decision. */
@@ -70,37 +77,43 @@ export interface CallCheck {
  * Every definition problem is found by `build`, naming the class and the fix.
  */
 export class ToolRegistry {
-  private readonly entries: ReadonlyMap<string, ToolEntry>;
-  private readonly nameList: readonly string[];
-  private readonly definitionList: readonly ToolDefinition[];
+  private entries: ReadonlyMap<string, ToolEntry>;
+  private nameList: readonly string[];
+  private definitionList: readonly ToolDefinition[];
   private readonly authorize?: AuthorizePolicy;
+  private readonly shared: readonly RateLimit[];
+  private sources?: Sources;
   private readonly tracing?: TracingOptions;
   private readonly features: Features;
   private readonly counters: RateCounters;
   private readonly resourceListeners = new Set<(uri: string) => void>();
-  /** Some tool's visibility depends on the caller. */
-  readonly gated: boolean;
+  /** Some tool's visibility depends on the caller (or, with remote sources, on when they are asked). */
+  gated = false;
 
-  private constructor(entries: Map<string, ToolEntry>, features: Features, options: ToolRegistryOptions) {
+  private constructor(
+    entries: Map<string, ToolEntry>,
+    features: Features,
+    options: ToolRegistryOptions,
+    private readonly builder: Builder,
+  ) {
     const { authorize, tracing } = options;
     this.counters = options.rateCounters ?? new MemoryRateCounters();
-    const shared =
+    this.shared =
       options.rateLimit === undefined ? [] : Array.isArray(options.rateLimit) ? options.rateLimit : [options.rateLimit as RateLimit];
-    for (const entry of entries.values()) {
-      const rules = rateRules(entry.name, getToolOptions(entry.toolClass)?.rateLimit, shared);
-      if (rules.length > 0) entry.rateRules = rules;
-    }
-    this.entries = entries;
     this.features = features;
     this.tracing = tracing;
-    this.nameList = Object.freeze([...entries.keys()]);
-    this.definitionList = Object.freeze([...entries.values()].map((e) => e.definition));
     this.authorize = authorize;
-    for (const entry of entries.values()) entry.gated = authorize !== undefined || typeof entry.instance.isEnabled === 'function';
-    this.gated = [...entries.values()].some((e) => e.gated);
+    this.entries = this.nameList = this.definitionList = undefined as never;
+    this.install(entries);
   }
 
+  /** A registry of local tools only; one with `mcp` sources is built by `buildAsync`. */
   static build(options: ToolRegistryOptions): ToolRegistry {
+    if (options.mcp?.length) {
+      throw new ToolwrightConfigError(
+        'ToolRegistry.build: remote tools are listed asynchronously. Use `await ToolRegistry.buildAsync({ tools, mcp })`.',
+      );
+    }
     const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
     const builder = createBuilder(options.container ?? typediContainer, limits);
     const entries = buildEntries(options.tools, builder);
@@ -109,7 +122,51 @@ export class ToolRegistry {
       buildPrompts(options.prompts ?? [], builder),
       options.authorize,
     );
-    return new ToolRegistry(entries, features, options);
+    return new ToolRegistry(entries, features, options, builder);
+  }
+
+  /**
+   * `build`, then every remote source's tools listed and added after the local ones (the same
+   * pipeline, gate and policies). Rejects when a source cannot be reached or a remote tool's name
+   * clashes with another tool (use the toolset's `prefix`); close the registry (`close()`) when done.
+   */
+  static async buildAsync(options: ToolRegistryOptions): Promise<ToolRegistry> {
+    const registry = ToolRegistry.build({ ...options, mcp: undefined });
+    if (options.mcp?.length) {
+      const sources = new Sources(options.mcp, registry.builder, [...registry.entries.values()], (all) => registry.install(all));
+      registry.sources = sources;
+      try {
+        await sources.start();
+      } catch (error) {
+        await sources.close();
+        throw error;
+      }
+    }
+    return registry;
+  }
+
+  /** Calls `listener` after remote tools were added, changed or removed (a server's `tools/list_changed`). */
+  onToolsChanged(listener: () => void): () => void {
+    return this.sources?.onChanged(listener) ?? (() => undefined);
+  }
+
+  /** Closes every remote source's connections (a no-op for a registry of local tools). */
+  async close(): Promise<void> {
+    await this.sources?.close();
+  }
+
+  /** Makes these entries the registry's tools: their rate rules and gate flags, the name and definition lists. */
+  private install(entries: ReadonlyMap<string, ToolEntry>): void {
+    for (const entry of entries.values()) {
+      const rules = rateRules(entry.name, entry.origin ? entry.rateLimit : getToolOptions(entry.toolClass)?.rateLimit, this.shared);
+      if (rules.length > 0) entry.rateRules = rules;
+      entry.gated = this.authorize !== undefined || typeof entry.instance.isEnabled === 'function';
+    }
+    this.entries = entries;
+    this.nameList = Object.freeze([...entries.keys()]);
+    this.definitionList = Object.freeze([...entries.values()].map((e) => e.definition));
+    // With remote sources the list changes over time: surfaces that watch a caller's list (MCP list_changed) watch it.
+    this.gated = this.sources !== undefined || [...entries.values()].some((e) => e.gated);
   }
 
   /** Every resource and resource template, in registration order. */

@@ -34,6 +34,8 @@ export type UrlElicitResult = { action: 'accept' } | { action: 'decline' } | { a
 export interface ElicitPort {
   form<T extends object>(message: string, inputClass: InputClass<T>, signal: AbortSignal): Promise<ElicitResult<T>>;
   url(message: string, url: string, signal: AbortSignal): Promise<UrlElicitResult>;
+  /** A request as another MCP server sent it (a remote tool's elicitation), passed to the surface as is. */
+  relay(request: InputRequest, signal: AbortSignal): Promise<InputAnswer>;
 }
 
 export type SampleContent = { type: 'text'; text: string } | { type: 'image' | 'audio'; data: string; mimeType: string };

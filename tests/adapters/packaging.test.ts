@@ -94,6 +94,7 @@ describe('packaging: optional integrations stay out of the core', () => {
     expect(subpaths.map(([key]) => key)).toEqual([
       '.',
       './mcp',
+      './mcp-client',
       './ai-sdk-ui',
       './agent',
       './models',
@@ -113,6 +114,9 @@ describe('packaging: optional integrations stay out of the core', () => {
   });
 
   it('each adapter module imports only its own runtime', () => {
+    expect([...reachablePackages(join(ROOT, 'src/mcp-client/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual([
+      '@modelcontextprotocol/sdk',
+    ]);
     expect([...reachablePackages(join(ROOT, 'src/adapters/ai-sdk.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual(['ai']);
     expect([...reachablePackages(join(ROOT, 'src/adapters/openai-agents.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual([
       '@openai/agents-core',

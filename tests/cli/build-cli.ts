@@ -34,6 +34,8 @@ export interface BuiltCli {
   fixture: string;
   /** The compiled tests/fixtures/policy.config.js (tools behind every kind of policy). */
   policyFixture: string;
+  /** The compiled tests/fixtures/remote-policy.config.js (the policy tools and remote MCP tools behind the same policies). */
+  remotePolicyFixture: string;
   /** The compiled tests/fixtures/hostile.config.js (texts with terminal escape sequences). */
   hostileFixture: string;
   /** The compiled tests/fixtures/features.config.js (resources, templates and prompts). */
@@ -46,6 +48,7 @@ export function buildCli(): BuiltCli {
     main: join(target, 'src', 'cli', 'main.js'),
     fixture: join(target, 'tests', 'fixtures', 'toolwright.config.js'),
     policyFixture: join(target, 'tests', 'fixtures', 'policy.config.js'),
+    remotePolicyFixture: join(target, 'tests', 'fixtures', 'remote-policy.config.js'),
     hostileFixture: join(target, 'tests', 'fixtures', 'hostile.config.js'),
     featuresFixture: join(target, 'tests', 'fixtures', 'features.config.js'),
   };
@@ -84,6 +87,7 @@ function compile(target: string): void {
         join(ROOT, 'src/cli/main.ts'),
         join(ROOT, 'tests/fixtures/toolwright.config.ts'),
         join(ROOT, 'tests/fixtures/policy.config.ts'),
+        join(ROOT, 'tests/fixtures/remote-policy.config.ts'),
         join(ROOT, 'tests/fixtures/hostile.config.ts'),
         join(ROOT, 'tests/fixtures/features.config.ts'),
       ],
@@ -124,6 +128,7 @@ function sourceHash(): string {
     ...walk(join(ROOT, 'src')),
     join(ROOT, 'tests/fixtures/toolwright.config.ts'),
     join(ROOT, 'tests/fixtures/policy.config.ts'),
+    join(ROOT, 'tests/fixtures/remote-policy.config.ts'),
     join(ROOT, 'tests/fixtures/hostile.config.ts'),
     join(ROOT, 'tests/fixtures/features.config.ts'),
     join(ROOT, 'tests/support/feature-fixtures.ts'),

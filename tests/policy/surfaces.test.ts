@@ -1,7 +1,8 @@
 /**
  * One gate below every surface: the same caller (alice, tenant t1, no admin rights) meets the same
  * policies through the registry, the Agent runner, MCP (official SDK client over HTTP), the AI SDK,
- * OpenAI Agents and LangChain loops (their mock models), and the built CLI as a subprocess.
+ * OpenAI Agents and LangChain loops (their mock models), and the built CLI as a subprocess; for
+ * local tools and for remote MCP tools (server-everything over stdio) alike.
  */
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { AIMessageChunk, ToolMessage } from '@langchain/core/messages';
@@ -20,17 +21,21 @@ import {
 } from '@openai/agents-core';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { Agent, AgentContext, AgentMemory, InMemoryStore, ScriptedModel } from '../../src';
+import { Agent, AgentContext, AgentMemory, InMemoryStore, ScriptedModel, type ToolRegistry } from '../../src';
 import { toAiSdkTools } from '../../src/adapters/ai-sdk';
 import { toLangChainTools } from '../../src/adapters/langchain';
 import { toOpenAIAgentsTools } from '../../src/adapters/openai-agents';
 import { serveHttp, type HttpHandle } from '../../src/mcp';
 import { buildCli, type BuiltCli } from '../cli/build-cli';
 import { runNode } from '../cli/run-cli';
-import { executed, registry } from '../fixtures/policy.config';
+import { executed } from '../fixtures/policy.config';
+import { registry as withRemoteTools } from '../fixtures/remote-policy.config';
+
+/** The policy tools and remote tools behind the same policies (built in beforeAll). */
+let registry: ToolRegistry;
 
 const ALICE = { userId: 'alice', tenantId: 't1' };
-const HIDDEN = ['admin_reset', 'beta_export', 'acme_ledger'];
+const HIDDEN = ['admin_reset', 'beta_export', 'acme_ledger', 'r_get_env', 'r_get_resource_links'];
 const aliceSession = () => ({
   context: new AgentContext({ sessionId: `s-${Math.random()}`, ...ALICE }),
   memory: new AgentMemory({ agentName: 'table', ...ALICE }),
@@ -236,7 +241,7 @@ const cliSurface: Surface = {
       '--tenant',
       't1',
       '--module',
-      cli.policyFixture,
+      cli.remotePolicyFixture,
     ]);
     expect(code).toBe(0);
     return (JSON.parse(stdout) as { name: string }[]).map((t) => t.name);
@@ -251,7 +256,7 @@ const cliSurface: Surface = {
       '--tenant',
       't1',
       '--module',
-      cli.policyFixture,
+      cli.remotePolicyFixture,
     ]);
     if (run.code === 0) return { ran: true };
     return { ran: false, code: /toolwright: ([A-Z_]+):/.exec(run.stderr)?.[1], text: run.stderr };
@@ -262,7 +267,7 @@ const cliSurface: Surface = {
 async function stdioClient(): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cli.main, 'mcp', '--module', cli.policyFixture, '--user', 'alice', '--tenant', 't1'],
+    args: [cli.main, 'mcp', '--module', cli.remotePolicyFixture, '--user', 'alice', '--tenant', 't1'],
     stderr: 'pipe',
   });
   const client = new Client({ name: 'table-stdio', version: '1.0.0' });
@@ -290,10 +295,16 @@ const POLICIES: Array<[policy: string, tool: string, args: Record<string, unknow
   ['other tenant', 'acme_ledger', { text: 'all' }, false, { ran: false, code: 'TOOL_NOT_FOUND' }],
   ['approval required', 'refund', { order_id: 'A-1', amount_cents: 500 }, true, { ran: false, code: 'APPROVAL_REQUIRED' }],
   ['over its rate limit', 'quota_probe', { text: 'x' }, true, { ran: false, code: 'RATE_LIMITED' }],
+  ['remote, no policy', 'r_echo', { message: 'hi' }, true, { ran: true }],
+  ['remote, hidden (authorize)', 'r_get_env', {}, false, { ran: false, code: 'TOOL_NOT_FOUND' }],
+  ['remote, other tenant', 'r_get_resource_links', { count: 1 }, false, { ran: false, code: 'TOOL_NOT_FOUND' }],
+  ['remote, approval required', 'r_get_sum', { a: 1, b: 2 }, true, { ran: false, code: 'APPROVAL_REQUIRED' }],
+  ['remote, over its rate limit', 'r_get_tiny_image', {}, true, { ran: false, code: 'RATE_LIMITED' }],
 ];
 
 beforeAll(async () => {
   cli = buildCli();
+  registry = await withRemoteTools();
   mcpServer = await serveHttp(registry, {
     auth: ({ token }) => (token === 'token-alice' ? ALICE : token === 'token-root' ? { userId: 'root', tenantId: 't1' } : undefined),
   });
@@ -302,6 +313,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(mcpClients.map((c) => c.close()));
   await mcpServer.close();
+  await registry.close();
 });
 
 beforeEach(() => (executed.length = 0));
@@ -414,11 +426,11 @@ describe('a human decides approval-required calls on each surface', () => {
   });
 
   it('CLI: --approve from the person at the terminal runs the call', async () => {
-    const refused = await runNode(cli.main, ['call', 'refund', JSON.stringify(refund), '--module', cli.policyFixture]);
+    const refused = await runNode(cli.main, ['call', 'refund', JSON.stringify(refund), '--module', cli.remotePolicyFixture]);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain('--approve');
-    const approved = await runNode(cli.main, ['call', 'refund', JSON.stringify(refund), '--approve', '--module', cli.policyFixture]);
+    const approved = await runNode(cli.main, ['call', 'refund', JSON.stringify(refund), '--approve', '--module', cli.remotePolicyFixture]);
     expect({ code: approved.code, stdout: approved.stdout }).toEqual({ code: 0, stdout: '{"refunded":"A-7","amount_cents":1200}\n' });
   });
 

@@ -1,0 +1,4 @@
+// toolwright/mcp-client: remote MCP servers' tools in the registry (needs @modelcontextprotocol/sdk).
+export { McpToolset, IDEMPOTENCY_META } from './toolset';
+export type { McpToolsetOptions, StdioToolsetOptions, HttpToolsetOptions, RemoteToolOptions, CredentialResolver } from './toolset-options';
+export { RemoteToolError, type RemoteFailure } from './remote-error';

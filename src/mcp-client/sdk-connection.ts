@@ -1,0 +1,151 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ErrorCode,
+  McpError,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import { errorText } from '../errors/errors';
+import type { Connect, Connection, ConnectionEvents, ElicitRequestParams, Endpoint, ListedTool } from './connection';
+import { RemoteToolError } from './remote-error';
+
+// The one module that imports the MCP client SDK (v1's `Client`): swap it here for another SDK.
+
+const CLIENT_INFO = { name: 'toolwright', version: '0.1.0' };
+
+function transportFor(endpoint: Endpoint): Transport {
+  if (endpoint.transport === 'stdio') {
+    return new StdioClientTransport({
+      command: endpoint.command,
+      args: [...(endpoint.args ?? [])],
+      env: { ...getDefaultEnvironment(), ...endpoint.env },
+      cwd: endpoint.cwd,
+      // A server's stderr is its own log, not the app's output.
+      stderr: 'ignore',
+    });
+  }
+  return new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    requestInit: { headers: endpoint.headers },
+    // OAuth 2.1 (PKCE, resource indicators, client registration, refresh) is the SDK's, through the app's provider.
+    authProvider: endpoint.authProvider as OAuthClientProvider | undefined,
+    // A stream the server closes is resumed (at the server's `retry` pace, with Last-Event-ID); a dead server is the pool's to reconnect.
+    reconnectionOptions: { maxReconnectionDelay: 5000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
+  });
+}
+
+export const connectSdk: Connect = async (endpoint, events) => {
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } });
+  let closed = false;
+  client.onclose = () => {
+    if (closed) return;
+    closed = true;
+    events.onClose();
+  };
+  wire(client, events);
+  await client.connect(transportFor(endpoint)).catch((error: unknown) => {
+    throw refused(error) ?? error;
+  });
+  const connection: Connection = {
+    get closed() {
+      return closed;
+    },
+    async listTools(timeoutMs) {
+      // A loose result schema: one bad tool is the registry's to leave out, not a reason to refuse the whole list.
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (await client
+          .request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: timeoutMs })
+          .catch((error: unknown) => Promise.reject(remoteError(error)))) as { tools?: unknown; nextCursor?: unknown };
+        if (!Array.isArray(page.tools)) throw new RemoteToolError('protocol', 'The MCP server listed its tools without a `tools` array.');
+        tools.push(...(page.tools as ListedTool[]));
+        cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+      } while (cursor !== undefined && tools.length < 10_000);
+      return tools;
+    },
+    async callTool(request) {
+      // `request`, not `callTool`: the registry checks structuredContent against outputSchema itself (the same Ajv path as local tools).
+      const result = await client
+        .request(
+          {
+            method: 'tools/call',
+            params: { name: request.name, arguments: request.arguments as Record<string, unknown>, _meta: request.meta },
+          },
+          CallToolResultSchema,
+          {
+            signal: request.signal,
+            timeout: request.timeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress: request.onProgress,
+          },
+        )
+        .catch((error: unknown) => {
+          throw request.signal?.aborted ? error : remoteError(error);
+        });
+      return result;
+    },
+    async setLogLevel(level) {
+      if (client.getServerCapabilities()?.logging) await client.setLoggingLevel(level as LoggingLevel);
+    },
+    async close() {
+      closed = true;
+      await client.close().catch(() => undefined);
+    },
+  };
+  return connection;
+};
+
+function wire(client: Client, events: ConnectionEvents): void {
+  client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+    try {
+      const answer = await events.onSample(request.params, extra.signal);
+      return { ...answer };
+    } catch (error) {
+      throw new McpError(ErrorCode.InvalidRequest, errorText(error));
+    }
+  });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => events.onLog(n.params.level, n.params.data, n.params.logger));
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    const params = request.params as ElicitRequestParams & { mode?: string };
+    const answer = await events.onElicit(params.mode === 'url' ? params : { ...params, mode: 'form' }, extra.signal);
+    return answer;
+  });
+}
+
+/** The SDK's failure as the toolset's: the connection closed, the request timed out, or the server broke the protocol. */
+function remoteError(error: unknown): RemoteToolError {
+  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number))
+    return new RemoteToolError('closed', `The MCP server closed the connection during the call (it may have run or not).`, {
+      cause: error,
+    });
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+    return new RemoteToolError('timeout', 'The MCP server did not answer in time.', { cause: error });
+  if (error instanceof McpError)
+    return new RemoteToolError('protocol', `The MCP server refused the call: ${bounded(error.message)}`, { cause: error });
+  return new RemoteToolError(
+    'protocol',
+    `The MCP server sent an answer that is not a valid MCP result (${bounded(errorText(error), 200)}).`,
+    {
+      cause: error,
+    },
+  );
+}
+
+const bounded = (text: string, max = 1000) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The server refused these credentials (HTTP 401 or 403): another attempt with them cannot help. */
+function refused(error: unknown): RemoteToolError | undefined {
+  const status = error instanceof StreamableHTTPError ? error.code : error instanceof UnauthorizedError ? 401 : undefined;
+  if (status !== 401 && status !== 403) return undefined;
+  return new RemoteToolError('unavailable', `The MCP server refused the credentials (HTTP ${status}).`, { cause: error, final: true });
+}

@@ -1,0 +1,42 @@
+/**
+ * The toolwright client driver the conformance suite's client scenarios run:
+ * `<command> <server URL>`, the scenario in MCP_CONFORMANCE_SCENARIO. It builds a registry whose
+ * only tools come from that server (McpToolset.http) and calls them as an app would.
+ */
+import 'reflect-metadata';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { ToolRegistry } from '../../src';
+import { McpToolset } from '../../src/mcp-client';
+
+async function main(): Promise<void> {
+  const url = process.argv[2];
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  // OAuth client credentials (the SDK's provider) where the scenario gives them.
+  const oauth =
+    context.client_id && context.client_secret
+      ? {
+          identity: () => 'conformance',
+          provider: () => new ClientCredentialsProvider({ clientId: context.client_id!, clientSecret: context.client_secret! }),
+        }
+      : undefined;
+  const registry = await ToolRegistry.buildAsync({ tools: [], mcp: [McpToolset.http({ name: 'conformance', url, watch: false, oauth })] });
+  try {
+    if (scenario === 'tools_call') console.log(await registry.call('add_numbers', { a: 5, b: 3 }));
+    if (scenario === 'elicitation-sep1034-client-defaults') {
+      // The person accepts without filling anything in: the form's defaults apply.
+      const answer = await registry.call('test_client_elicitation_defaults', {}, undefined, undefined, {
+        onElicit: async () => ({ action: 'accept', content: {} }),
+      });
+      console.log(answer);
+    }
+    if (scenario === 'sse-retry') console.log(await registry.call('test_reconnection', {}));
+  } finally {
+    await registry.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
