@@ -260,3 +260,31 @@ describe('a tool that needs approval, on 2026-07-28', () => {
     expect(refunds).toEqual(['r1']);
   });
 });
+
+describe('without an auth hook', () => {
+  let open: HttpHandle;
+  beforeAll(async () => {
+    open = await serveHttp(ToolRegistry.build({ tools: [NoteTool] }), { store: new InMemoryStore() });
+  });
+  afterAll(() => open.close());
+
+  it('gives each 2026 request a context of its own: callers it cannot tell apart share no state', async () => {
+    const note = async (id: number, text: string) => {
+      const res = await fetch(open.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'note',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'note', arguments: { text }, _meta: ENVELOPE } }),
+      });
+      const body = (await res.json()) as { result: { content: [{ text: string }] } };
+      return JSON.parse(body.result.content[0].text) as unknown;
+    };
+    expect(await note(1, 'first caller')).toEqual({ notes: ['first caller'] });
+    expect(await note(2, 'second caller')).toEqual({ notes: ['second caller'] });
+  });
+});

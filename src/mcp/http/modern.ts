@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -97,7 +97,8 @@ export class ModernServing {
   /**
    * Runs one request on a fresh MCP server. A 2026 request has no session: its AgentContext is the
    * identity's own (one per tenant and user), so a per-session rate limit counts per identity and
-   * no client resets it by leaving out a session id.
+   * no client resets it by leaving out a session id. Without auth no one is known, so each request
+   * gets a context of its own: callers the server cannot tell apart never share state.
    */
   private async dispatch(req: IncomingMessage, res: ServerResponse, { identity, owner }: Admitted, message: ModernMessage): Promise<void> {
     const meta = message.params!._meta as Record<string, unknown>;
@@ -105,7 +106,7 @@ export class ModernServing {
     const server = createMcpServer(this.ctx.registry, {
       ...this.ctx.serverOptions,
       identity,
-      sessionId: identitySession(owner),
+      sessionId: owner === '' ? `mcp-2026-${randomUUID()}` : identitySession(owner),
       sessionNotifications: false,
       logLevel,
     });
@@ -234,7 +235,7 @@ class OneRequestTransport implements Transport {
   }
 }
 
-/** The session id of an identity's 2026 requests (tenant and user; one for every caller without auth). */
+/** The session id of an identity's 2026 requests (tenant and user). */
 function identitySession(owner: string): string {
   return `mcp-2026-${createHash('sha256').update(owner, 'utf8').digest('hex').slice(0, 32)}`;
 }
