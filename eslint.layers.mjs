@@ -13,7 +13,7 @@ export const FLOORS = [
   ['agent', 'mcp-client'],
   ['adapters', 'ai-sdk-ui'],
   ['mcp'],
-  ['cli'],
+  ['cli', 'nestjs'],
 ];
 
 const floorOf = new Map(FLOORS.flatMap((folders, floor) => folders.map((folder) => [folder, floor])));

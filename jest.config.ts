@@ -16,6 +16,7 @@ const base = {
     '^toolwright/models$': '<rootDir>/src/agent/models/index.ts',
     '^toolwright/stores$': '<rootDir>/src/stores/index.ts',
     '^toolwright/providers$': '<rootDir>/src/schema/providers/index.ts',
+    '^toolwright/nestjs$': '<rootDir>/src/nestjs/index.ts',
   },
   setupFiles: ['reflect-metadata'],
 } satisfies Project;
@@ -28,10 +29,22 @@ const base = {
  * a plain `npm install` into new apps (ai 7 is ESM-only and needs Node 22: that row runs on Node 24
  * when the suite runs on Node 20).
  */
+function requireEsmInJest(): boolean {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  return (major > 24 || (major === 24 && minor >= 9)) && (process.env.NODE_OPTIONS ?? '').includes('--experimental-vm-modules');
+}
+
 const config: Config = {
   testTimeout: 30000,
   projects: [
-    { ...base, displayName: 'newest', globals: { PEER_END: 'newest' } },
+    {
+      ...base,
+      displayName: 'newest',
+      globals: { PEER_END: 'newest' },
+      // NestJS 12 is ESM-only: jest loads it (require(esm)) only on Node >= 24.9 with
+      // NODE_OPTIONS=--experimental-vm-modules; on Node 20 the Nest suites run in the Node 24 pass.
+      testPathIgnorePatterns: requireEsmInJest() ? ['/node_modules/'] : ['/node_modules/', '/tests/nestjs/'],
+    },
     {
       ...base,
       displayName: 'oldest',

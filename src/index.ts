@@ -14,6 +14,7 @@ export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassT
 export type { RateCounters, RateHit } from './side-effects/rate-counters';
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolContent } from './content/tool-content';
+export { isTool, toolOptionsOf } from './metadata/tool-info';
 
 // Resources and prompts (served over MCP, behind the tools' gate)
 export { Resource, ResourceTemplate } from './decorators/resource.decorator';

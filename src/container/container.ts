@@ -4,7 +4,16 @@ import type { ClassType } from '../metadata/types';
 /** What the registry needs of a DI container: typedi's `Container` fits as it is. */
 export interface ContainerLike {
   get<T>(cls: ClassType<T>): T;
+  /**
+   * What to do when `get` throws, ending the build error's message (the container's own words
+   * come first). Without it the message names no container's API.
+   */
+  readonly unresolvedAdvice?: string;
 }
+
+/** The fix a typedi user is told when a tool's dependencies cannot be resolved. */
+export const TYPEDI_ADVICE =
+  'Register its dependencies (@Service() or Container.set(...)), or pass ToolRegistry.build({ tools, container }) with a container that provides them.';
 
 /**
  * Resolves ONE tool class the way typedi would (constructor types, `@Inject`, property handlers,
@@ -40,6 +49,7 @@ export function fromTypedi(container: ContainerInstance = Container.of()): Conta
       if (container.has(cls)) return container.get(cls);
       return new ToolScope(container, cls).get(cls);
     },
+    unresolvedAdvice: TYPEDI_ADVICE,
   };
 }
 

@@ -88,10 +88,10 @@ export function instantiate<T>(featureClass: ClassType, cls: string, container: 
   try {
     return container.get(featureClass) as T;
   } catch (error) {
-    throw new ToolDefinitionError(
-      `Could not resolve ${cls} from the container: ${(error as Error).message}. ` +
-        'Register its dependencies (@Service() or Container.set(...)) or pass a container that provides them.',
-    );
+    if (error instanceof ToolDefinitionError) throw error; // the container named the fix itself
+    const reason = String((error as Error)?.message ?? error).replace(/[.\s]+$/, '');
+    const advice = container.unresolvedAdvice ?? 'Make the container provide it and its dependencies.';
+    throw new ToolDefinitionError(`Could not resolve ${cls} from the container: ${reason}. ${advice}`);
   }
 }
 

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk'];
+const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk', '@nestjs/common', '@nestjs/core'];
 /** Loaded lazily, inside the model adapters, stores and tracing that need them. */
 const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg', 'better-sqlite3', '@opentelemetry/api'];
 
@@ -103,6 +103,7 @@ describe('packaging: optional integrations stay out of the core', () => {
       './adapters/ai-sdk',
       './adapters/openai-agents',
       './adapters/langchain',
+      './nestjs',
     ]);
     for (const [, target] of subpaths) {
       // CommonJS: x.js + x.d.ts; ESM: x.mjs + x.d.mts beside them (scripts/build-esm.js), one source file.
@@ -128,5 +129,11 @@ describe('packaging: optional integrations stay out of the core', () => {
     expect(
       [...reachablePackages(join(ROOT, 'src/ai-sdk-ui/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p) || LAZY_PEERS.includes(p)),
     ).toEqual([]);
+    // Nest is loaded by toolwright/nestjs only (with the MCP SDK for its MCP controller).
+    expect([...reachablePackages(join(ROOT, 'src/nestjs/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p)).sort()).toEqual([
+      '@modelcontextprotocol/sdk',
+      '@nestjs/common',
+      '@nestjs/core',
+    ]);
   });
 });

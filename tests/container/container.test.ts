@@ -140,5 +140,35 @@ describe('typedi injection through the default container', () => {
     }
     expect(() => ToolRegistry.build({ tools: [MissingDepTool] })).toThrow(ToolDefinitionError);
     expect(() => ToolRegistry.build({ tools: [MissingDepTool] })).toThrow(/Could not resolve MissingDepTool.*Register its dependencies/);
+    expect(() => ToolRegistry.build({ tools: [MissingDepTool] })).toThrow(/ToolRegistry\.build\(\{ tools, container \}\)/);
+  });
+
+  it('a container that is not typedi gets its own words and no typedi advice, with one period', () => {
+    class Input {}
+    @Tool({ name: 'other_container', description: 'Other', input: Input })
+    class OtherTool {
+      execute(): object {
+        return {};
+      }
+    }
+    const failing = {
+      get(): never {
+        throw new Error('Nest cannot find OtherTool in the AppModule context.');
+      },
+    };
+    const error = (() => {
+      try {
+        ToolRegistry.build({ tools: [OtherTool], container: failing });
+      } catch (caught) {
+        return caught as Error;
+      }
+      throw new Error('the build should have failed');
+    })();
+    expect(error).toBeInstanceOf(ToolDefinitionError);
+    expect(error.message).toBe(
+      'Could not resolve OtherTool from the container: Nest cannot find OtherTool in the AppModule context. Make the container provide it and its dependencies.',
+    );
+    const advised = { ...failing, unresolvedAdvice: 'Add it to a module.' };
+    expect(() => ToolRegistry.build({ tools: [OtherTool], container: advised })).toThrow(/context\. Add it to a module\.$/);
   });
 });
