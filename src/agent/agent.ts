@@ -1,10 +1,12 @@
+import { ToolInputError } from '../errors/errors';
 import type { Cancellation } from '../registry/cancellation';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { SessionStore } from '../stores/store';
 import { activeTracer, traceAgentRun } from '../tracing/tracing';
 import type { CatalogSelection } from './catalog';
 import { agentParts, type AgentParts } from './agent-parts';
-import { MaxTurnsExceededError, RunAbortedError } from './errors';
+import { MaxTurnsExceededError, RetryBudgetExceededError, RunAbortedError } from './errors';
+import { compileFinalOutput, correction, withOutputSchema, type FinalOutput } from './final-output';
 import { RunEventStream, type RunEvents } from './event-stream';
 import { emitToolCalls, type AgentEvent } from './events';
 import type { Model, ModelUsage } from './model';
@@ -28,11 +30,15 @@ export class Agent {
   readonly store: SessionStore;
   private readonly model: Model;
   private readonly parts: AgentParts;
+  private readonly output?: FinalOutput;
+  private readonly outputBudget: number;
 
   constructor(options: AgentOptions) {
     this.name = options.name;
     this.model = options.model;
     this.parts = agentParts(options);
+    if (options.output) this.output = compileFinalOutput(options.output, options.name);
+    this.outputBudget = options.retryBudget ?? 2;
     this.registry = this.parts.registry;
     this.store = this.parts.store;
   }
@@ -157,6 +163,7 @@ export class Agent {
     if (hooks.observed) await hooks.emitStart(state);
     state.events?.emit({ type: 'run-start', runId: state.runId, sessionId: state.key.sessionId, resumed: state.resumed });
     const keeping = runs.keepClaim(state);
+    if (this.output) state.instructions = withOutputSchema(state.instructions, this.output.schema);
     let outcome: RunOutcome;
     try {
       // A resume that still waits on decisions: they were written by compare-and-set, the run stays paused.
@@ -200,7 +207,8 @@ export class Agent {
       if (response.toolCalls.length === 0) {
         context.addMessage({ role: 'assistant', content: response.content });
         state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
-        return undefined;
+        if (!this.output || (await this.acceptAnswer(state, response.content))) return undefined;
+        continue;
       }
       // One id per call before anything is decided: a decision, a result and an idempotency key each name one call.
       let calls = uniqueCallIds(response.toolCalls, state.callIds);
@@ -218,6 +226,21 @@ export class Agent {
       await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
       if (state.stopped) return undefined;
     }
+  }
+
+  /** The final answer checked against `output`: kept when valid, else sent back with its field errors under the retry budget. */
+  private async acceptAnswer(state: RunState, content: string | null): Promise<boolean> {
+    const checked = await this.output!.check(content ?? '');
+    if (!(checked instanceof ToolInputError)) {
+      state.structured = checked;
+      return true;
+    }
+    const attempts = (state.failures[OUTPUT_KEY] ?? 0) + 1;
+    state.failures[OUTPUT_KEY] = attempts;
+    const history = state.context.getConversationHistory();
+    if (attempts > this.outputBudget) throw new RetryBudgetExceededError('final output', attempts, state.key.sessionId, history, checked);
+    state.context.addMessage({ role: 'user', content: correction(checked) });
+    return false;
   }
 
   /** Runs one response's calls, then asks `stopWhen` whether the run ends here. */
@@ -245,4 +268,6 @@ export class Agent {
   }
 }
 
+// The final answer's failures, counted beside the tools' (a tool cannot be named with a space and parentheses).
+const OUTPUT_KEY = '(final output)';
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });

@@ -70,6 +70,8 @@ export interface RunState {
   callScope: string;
   approver?: Approver;
   stopped?: boolean;
+  /** The structured final answer, when the agent declares `output`. */
+  structured?: object;
   /** The memory's load, started by the first call to a tool that reads memory. */
   memoryLoad?: Promise<void>;
   /** Where the run's events go when it is streamed (`agent.stream`); unset, a run builds none. */
@@ -130,6 +132,7 @@ export function runResult(state: RunState, paused: StoredRun | undefined): RunRe
     durationMs: Date.now() - state.startedAt,
     approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
     ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
+    ...(state.structured && !paused ? { structured: state.structured } : {}),
   };
 }
 

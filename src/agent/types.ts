@@ -22,6 +22,12 @@ export interface AgentOptions {
   /** The system prompt; a function is called once per run with the loaded session and memory. */
   instructions?: string | ((context: AgentContext, memory: AgentMemory) => string);
   model: Model;
+  /**
+   * A class-validator class for a structured final answer: the model is told its schema, the answer
+   * is validated like tool arguments, and an invalid one goes back to the model with its field errors
+   * (under `retryBudget`). `RunResult.structured` is the instance.
+   */
+  output?: ClassType;
   /** Tool classes (built into a registry with `container`) or a ready registry. */
   tools: ToolRegistry | readonly ClassType[];
   container?: ContainerLike;
@@ -196,6 +202,8 @@ export interface RunResult {
   approvals: PendingApproval[];
   /** Set when `stopWhen` ended the run. */
   stoppedBy?: 'stopWhen';
+  /** The validated, hydrated final answer when the agent declares `output` (an instance of that class); `output` keeps its text. */
+  structured?: object;
 }
 
 export interface ToolCallEvent {
