@@ -50,9 +50,17 @@ const config: Config = {
       ...base,
       displayName: 'oldest',
       globals: { PEER_END: 'oldest' },
-      testMatch: ['**/tests/adapters/{openai-agents,peer-ends}.test.ts', '**/tests/agent/models/openai.model.test.ts'],
+      testMatch: [
+        '**/tests/adapters/{openai-agents,peer-ends}.test.ts',
+        '**/tests/agent/models/openai.model.test.ts',
+        '**/tests/nestjs/*.test.ts',
+        '**/samples/nest-desk/*.test.ts',
+      ],
       moduleNameMapper: {
         ...base.moduleNameMapper,
+        // NestJS 11 (CommonJS: runs on Node 20 without flags) lives in a tree of its own, since its
+        // packages peer-depend on each other at ^11 (.ci/peers/nest11, a file: devDependency).
+        '^@nestjs/(common|core|platform-express|platform-fastify|testing)(/.*)?$': '<rootDir>/.ci/peers/nest11/node_modules/@nestjs/$1$2',
         '^openai(/.*)?$': 'openai-v6$1',
         '^@openai/agents-core(/.*)?$': '@openai/agents-core-v014$1',
       },
