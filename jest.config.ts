@@ -42,16 +42,25 @@ const config: Config = {
       displayName: 'newest',
       globals: { PEER_END: 'newest' },
       // NestJS 12 is ESM-only: jest loads it (require(esm)) only on Node >= 24.9 with
-      // NODE_OPTIONS=--experimental-vm-modules; on Node 20 the Nest suites run in the Node 24 pass.
-      testPathIgnorePatterns: requireEsmInJest() ? ['/node_modules/'] : ['/node_modules/', '/tests/nestjs/'],
+      // NODE_OPTIONS=--experimental-vm-modules; otherwise the Nest suites (and the Nest sample's) are
+      // skipped here and .ci/run runs them in a step of their own on Node 24 with that flag.
+      testPathIgnorePatterns: requireEsmInJest() ? ['/node_modules/'] : ['/node_modules/', '/tests/nestjs/', '/samples/nest-desk/'],
     },
     {
       ...base,
       displayName: 'oldest',
       globals: { PEER_END: 'oldest' },
-      testMatch: ['**/tests/adapters/{openai-agents,peer-ends}.test.ts', '**/tests/agent/models/openai.model.test.ts'],
+      testMatch: [
+        '**/tests/adapters/{openai-agents,peer-ends}.test.ts',
+        '**/tests/agent/models/openai.model.test.ts',
+        '**/tests/nestjs/*.test.ts',
+        '**/samples/nest-desk/*.test.ts',
+      ],
       moduleNameMapper: {
         ...base.moduleNameMapper,
+        // NestJS 11 (CommonJS: runs on Node 20 without flags) lives in a tree of its own, since its
+        // packages peer-depend on each other at ^11 (.ci/peers/nest11, a file: devDependency).
+        '^@nestjs/(common|core|platform-express|platform-fastify|testing)(/.*)?$': '<rootDir>/.ci/peers/nest11/node_modules/@nestjs/$1$2',
         '^openai(/.*)?$': 'openai-v6$1',
         '^@openai/agents-core(/.*)?$': '@openai/agents-core-v014$1',
       },

@@ -15,6 +15,7 @@ const entries: Record<string, string> = {
   'toolwright/models': path.join(src, 'agent', 'models', 'index.ts'),
   'toolwright/stores': path.join(src, 'stores', 'index.ts'),
   'toolwright/providers': path.join(src, 'schema', 'providers', 'index.ts'),
+  'toolwright/nestjs': path.join(src, 'nestjs', 'index.ts'),
 };
 const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = loader._resolveFilename;

@@ -15,7 +15,15 @@ const pkg = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8
 const line = (version: string) => (semver.major(version) === 0 ? `0.${semver.minor(version)}` : `${semver.major(version)}`);
 
 describe(`peer range end: ${PEER_END}`, () => {
-  it.each([['openai'], ['@openai/agents-core']])('%s loads at the %s end of its peer range', (name) => {
+  it.each([
+    ['openai'],
+    ['@openai/agents-core'],
+    ['@nestjs/common'],
+    ['@nestjs/core'],
+    ['@nestjs/platform-express'],
+    ['@nestjs/platform-fastify'],
+    ['@nestjs/testing'],
+  ])('%s loads at the %s end of its peer range', (name) => {
     // Resolved the way the code under test resolves the package (jest's moduleNameMapper applies).
     const version = loadedVersion(name);
     const range = pkg.peerDependencies[name];

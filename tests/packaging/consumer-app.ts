@@ -123,7 +123,18 @@ export function node(dir: string, file: string): { status: number | null; stdout
 export const REQUIRED = [...Object.keys(PKG.dependencies), '@types/node'];
 /** The optional integrations an app using every subpath installs. */
 // The AI SDK's declarations import json-schema's types, so its users install @types/json-schema.
-export const INTEGRATIONS = ['@langchain/core', '@modelcontextprotocol/sdk', 'ai', '@types/json-schema', '@openai/agents-core', 'zod'];
+// NestJS for docs/nestjs.md's example (toolwright/nestjs; its declarations reach rxjs's).
+export const INTEGRATIONS = [
+  '@langchain/core',
+  '@modelcontextprotocol/sdk',
+  'ai',
+  '@types/json-schema',
+  '@openai/agents-core',
+  'zod',
+  '@nestjs/common',
+  '@nestjs/core',
+  'rxjs',
+];
 
 export interface Snippet {
   /** e.g. `docs-models-3.ts` */
