@@ -5,6 +5,7 @@ import type { SessionStore } from '../stores/store';
 import { activeTracer, traceAgentRun } from '../tracing/tracing';
 import type { CatalogSelection } from './catalog';
 import { agentParts, type AgentParts } from './agent-parts';
+import { AgentTool, type AgentToolOptions } from './agent-tool';
 import { MaxTurnsExceededError, RetryBudgetExceededError, RunAbortedError } from './errors';
 import { compileFinalOutput, correction, withOutputSchema, type FinalOutput } from './final-output';
 import { RunEventStream, type RunEvents } from './event-stream';
@@ -41,6 +42,11 @@ export class Agent<O = string> {
     this.outputBudget = options.retryBudget ?? 2;
     this.registry = this.parts.registry;
     this.store = this.parts.store;
+  }
+
+  /** This agent as a tool of another agent (a tool source: `ToolRegistry.buildAsync({ tools, mcp: [agent.asTool(...)] })`). */
+  asTool(options: AgentToolOptions): AgentTool {
+    return new AgentTool(this as Agent<unknown>, options, this.output);
   }
 
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */
