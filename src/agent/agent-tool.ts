@@ -47,6 +47,7 @@ const TASK_SCHEMA: JsonSchema = {
  * child with its own model, tools, instructions and memory, as the caller's user and tenant, under
  * the call's signal, in a session of its own derived from the calling session and the call's
  * idempotency key: a retry of the same call finds the child's finished run and answers from it.
+ * The result is the child's `output` instance, or `{ output: text }` for a child without one.
  */
 export class AgentTool implements ToolSource {
   readonly name: string;
@@ -94,7 +95,7 @@ export class AgentTool implements ToolSource {
     if (result.status === 'paused') {
       throw new ChildRunPausedError(this.agent.name, session.sessionId, result.approvals.map((a) => a.toolCallId));
     }
-    return result.output;
+    return this.output ? result.output : { output: result.output };
   }
 
   /** The child's task: the `input` text, or the validated arguments of an input class as JSON. */
@@ -115,7 +116,7 @@ export class AgentTool implements ToolSource {
     const answer = stored.history.at(-1);
     if (answer?.role !== 'assistant') return undefined;
     const text = answer.content ?? '';
-    if (!this.output) return text;
+    if (!this.output) return { output: text };
     const checked = await this.output.check(stripFence(text));
     return checked instanceof ToolInputError ? undefined : checked;
   }
