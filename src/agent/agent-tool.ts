@@ -88,12 +88,20 @@ export class AgentTool implements ToolSource {
     const call = context.toolCall;
     // A call with a stable id (an agent's, or a direct call given one) maps to one child session; others get a new one.
     const key = call !== undefined && call.id !== 'direct' ? call.idempotencyKey : randomUUID();
-    const session = { sessionId: `${context.sessionId}/${this.tool.definition.name}:${key}`, userId: context.userId, tenantId: context.tenantId };
+    const session = {
+      sessionId: `${context.sessionId}/${this.tool.definition.name}:${key}`,
+      userId: context.userId,
+      tenantId: context.tenantId,
+    };
     const done = await this.finished(session, task);
     if (done !== undefined) return done;
     const result = await this.agent.run(task, { ...session, signal: context.signal });
     if (result.status === 'paused') {
-      throw new ChildRunPausedError(this.agent.name, session.sessionId, result.approvals.map((a) => a.toolCallId));
+      throw new ChildRunPausedError(
+        this.agent.name,
+        session.sessionId,
+        result.approvals.map((a) => a.toolCallId),
+      );
     }
     return this.output ? result.output : { output: result.output };
   }

@@ -46,7 +46,7 @@ export class Agent<O = string> {
 
   /** This agent as a tool of another agent (a tool source: `ToolRegistry.buildAsync({ tools, mcp: [agent.asTool(...)] })`). */
   asTool(options: AgentToolOptions): AgentTool {
-    return new AgentTool(this as Agent<unknown>, options, this.output);
+    return new AgentTool(this, options, this.output);
   }
 
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */

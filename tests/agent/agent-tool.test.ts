@@ -49,7 +49,9 @@ class SlowTool implements ToolInterface<OrderInput> {
   execute(_: OrderInput, context: AgentContext) {
     childSignal = context.signal;
     started();
-    return new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason)));
+    return new Promise((_resolve, reject) =>
+      context.signal.addEventListener('abort', () => reject(new Error('cancelled', { cause: context.signal.reason }))),
+    );
   }
 }
 
