@@ -96,6 +96,7 @@ export class AgentTool implements ToolSource {
     const done = await this.finished(session, task);
     if (done !== undefined) return done;
     const result = await this.agent.run(task, { ...session, signal: context.signal });
+    call?.onUsage?.(result.usage);
     if (result.status === 'paused') {
       throw new ChildRunPausedError(
         this.agent.name,

@@ -65,5 +65,12 @@ describe('agent tool spans', () => {
     expect(byName('chat billing-1').map(parentOf)).toEqual([nested.spanContext().spanId, nested.spanContext().spanId]);
     expect(nested.attributes['gen_ai.conversation.id']).toMatch(/^chat-1\/billing:[0-9a-f]{32}$/);
     for (const span of spans) expect(span.spanContext().traceId).toBe(top.spanContext().traceId);
+    // Each run's span counts its own model calls; the parent's RunResult adds the child's.
+    const tokens = (span: typeof top, kind: string) => span.attributes[`gen_ai.usage.${kind}_tokens`] as number;
+    expect(tokens(nested, 'input')).toBeGreaterThan(0);
+    expect(result.usage).toEqual({
+      inputTokens: tokens(top, 'input') + tokens(nested, 'input'),
+      outputTokens: tokens(top, 'output') + tokens(nested, 'output'),
+    });
   });
 });
