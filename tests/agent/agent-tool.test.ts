@@ -216,4 +216,65 @@ describe('agent.asTool', () => {
       properties: { order_id: { type: 'string' }, amount_cents: { type: 'integer' } },
     });
   });
+
+  it('an input class: the model fills its fields, the child gets them as JSON', async () => {
+    const { agent: child, model: childModel } = billing([{ text: '{"order_id":"A-1","refund_cents":500,"outcome":"refunded"}' }]);
+    const registry = await ToolRegistry.buildAsync({
+      tools: [],
+      mcp: [child.asTool({ name: 'billing_order', description: 'Refund one order', input: OrderInput })],
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'p1', name: 'billing_order', arguments: { order_id: 'A-1', amount_cents: 500 } }] },
+      { text: 'Done.' },
+    ]);
+    const result = await new Agent({ name: 'desk', model, tools: registry, store }).run('Refund 5.00 on A-1', { sessionId: 'chat-6' });
+
+    expect(childModel.requests[0].messages.at(-1)?.content).toBe('{"order_id":"A-1","amount_cents":500}');
+    expect(JSON.parse(result.toolCalls[0].result)).toEqual({ order_id: 'A-1', refund_cents: 500, outcome: 'refunded' });
+  });
+
+  it('the agent tool’s timeout cancels the child run', async () => {
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const { agent: child } = billing(
+      [{ toolCalls: [{ id: 'c1', name: 'slow', arguments: { order_id: 'A-1', amount_cents: 1 } }] }],
+      [SlowTool],
+    );
+    const registry = await ToolRegistry.buildAsync({
+      tools: [],
+      mcp: [child.asTool({ name: 'billing', description: 'Refunds', timeoutMs: 100 })],
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] }]);
+    const desk = new Agent({ name: 'desk', model, tools: registry, store });
+
+    const error = await desk.run('Refund A-1', { sessionId: 'chat-7' }).catch((e: unknown) => e);
+    await running;
+
+    expect(error).toBeInstanceOf(ToolCallFailedError);
+    expect((error as ToolCallFailedError).code).toBe('TOOL_TIMEOUT');
+    expect(childSignal?.aborted).toBe(true);
+  });
+
+  it('an approval policy on the agent tool pauses the calling run; approving runs the child once', async () => {
+    const { agent: child, model: childModel } = billing([{ text: '{"order_id":"A-1","refund_cents":4200,"outcome":"refunded"}' }]);
+    const registry = await ToolRegistry.buildAsync({
+      tools: [],
+      mcp: [child.asTool({ name: 'billing', description: 'Refunds', approval: true })],
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] },
+      { text: 'Refunded.' },
+    ]);
+    const desk = new Agent({ name: 'desk', model, tools: registry, store });
+    const session = { sessionId: 'chat-8', userId: 'alice' };
+
+    const paused = await desk.run('Refund A-1', session);
+    expect(paused.status).toBe('paused');
+    expect(paused.approvals.map((a) => [a.name, a.args])).toEqual([['billing', { input: 'Refund A-1' }]]);
+    expect(childModel.requests).toHaveLength(0);
+
+    const done = await desk.approve({ ...session, approver: 'manager' }, 'p1');
+    expect(done.output).toBe('Refunded.');
+    expect(childModel.requests).toHaveLength(1);
+    expect(JSON.parse(done.toolCalls[0].result)).toMatchObject({ outcome: 'refunded' });
+  });
 });
