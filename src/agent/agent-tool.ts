@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ModelRetryError, ToolInputError } from '../errors/errors';
 import type { JsonSchema } from '../metadata/json-schema';
 import type { ApprovalPolicy, ClassType } from '../metadata/types';
@@ -89,7 +89,7 @@ export class AgentTool implements ToolSource {
     // A call with a stable id (an agent's, or a direct call given one) maps to one child session; others get a new one.
     const key = call !== undefined && call.id !== 'direct' ? call.idempotencyKey : randomUUID();
     const session = {
-      sessionId: `${context.sessionId}/${this.tool.definition.name}:${key}`,
+      sessionId: childSessionId(context.sessionId, this.tool.definition.name, key),
       userId: context.userId,
       tenantId: context.tenantId,
     };
@@ -130,3 +130,12 @@ export class AgentTool implements ToolSource {
     return checked instanceof ToolInputError ? undefined : checked;
   }
 }
+
+/** `${parent}/${tool}:${key}`; a parent id too long to keep whole (ids are at most 512 UTF-8 bytes) is replaced by its hash. */
+export function childSessionId(parent: string, tool: string, key: string): string {
+  const id = `${parent}/${tool}:${key}`;
+  if (Buffer.byteLength(id) <= MAX_ID_BYTES) return id;
+  return `${createHash('sha256').update(parent).digest('hex').slice(0, 32)}/${tool}:${key}`;
+}
+
+const MAX_ID_BYTES = 512;

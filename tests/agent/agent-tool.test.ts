@@ -19,6 +19,7 @@ import {
   ToolRegistry,
   type ToolInterface,
 } from 'toolwright';
+import { childSessionId } from '../../src/agent/agent-tool';
 
 class RefundSummary {
   @Param({ description: 'Order id' }) @IsString() @MinLength(1) order_id!: string;
@@ -276,5 +277,21 @@ describe('agent.asTool', () => {
     expect(done.output).toBe('Refunded.');
     expect(childModel.requests).toHaveLength(1);
     expect(JSON.parse(done.toolCalls[0].result)).toMatchObject({ outcome: 'refunded' });
+  });
+
+  it('a parent session id too long to nest in keeps the child’s id within the 512-byte limit', async () => {
+    const { agent: child } = billing([{ text: '{"order_id":"A-1","refund_cents":1,"outcome":"refunded"}' }], [LedgerTool]);
+    const registry = await ToolRegistry.buildAsync({ tools: [], mcp: [child.asTool({ name: 'billing', description: 'Refunds' })] });
+    const long = 'é'.repeat(250); // 500 bytes: valid alone, too long with the child's suffix
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] },
+      { text: 'Done.' },
+    ]);
+
+    const result = await new Agent({ name: 'desk', model, tools: registry, store }).run('Refund A-1', { sessionId: long });
+
+    expect(result.toolCalls[0].status).toBe('ok');
+    expect(childSessionId(long, 'billing', 'k'.repeat(32))).toMatch(/^[0-9a-f]{32}\/billing:k{32}$/);
+    expect(childSessionId('chat-1', 'billing', 'k')).toBe('chat-1/billing:k');
   });
 });
