@@ -294,4 +294,36 @@ describe('agent.asTool', () => {
     expect(childSessionId(long, 'billing', 'k'.repeat(32))).toMatch(/^[0-9a-f]{32}\/billing:k{32}$/);
     expect(childSessionId('chat-1', 'billing', 'k')).toBe('chat-1/billing:k');
   });
+
+  it('a tool’s own reported tokens (context.toolCall.onUsage) add to the run’s usage; malformed reports are ignored', async () => {
+    @Tool({ name: 'summarize', description: 'Summarizes with a model of its own', input: OrderInput })
+    class SummarizeTool implements ToolInterface<OrderInput> {
+      execute({ amount_cents }: OrderInput, context: AgentContext) {
+        const report = context.toolCall?.onUsage;
+        if (amount_cents === 1 && report) {
+          report({ inputTokens: 1000, outputTokens: 200 });
+          report({ inputTokens: Number.NaN, outputTokens: 5 });
+          report({ inputTokens: -1, outputTokens: 5 });
+          report(JSON.parse('{"inputTokens":"7","outputTokens":7}') as { inputTokens: number; outputTokens: number });
+        }
+        return { ok: true };
+      }
+    }
+    const run = (amount: number, sessionId: string) =>
+      new Agent({
+        name: 'desk',
+        model: new ScriptedModel([
+          { toolCalls: [{ id: 't1', name: 'summarize', arguments: { order_id: 'A-1', amount_cents: amount } }] },
+          { text: 'ok' },
+        ]),
+        tools: [SummarizeTool],
+        store,
+      }).run('x', { sessionId });
+
+    const plain = await run(2, 'u-1');
+    const counted = await run(1, 'u-2');
+
+    expect(plain.usage.inputTokens).toBeGreaterThan(0);
+    expect(counted.usage).toEqual({ inputTokens: plain.usage.inputTokens + 1000, outputTokens: plain.usage.outputTokens + 200 });
+  });
 });
