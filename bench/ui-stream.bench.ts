@@ -44,6 +44,7 @@ function makeRun(): AgentEvent[] {
   const result: RunResult = {
     status: 'completed',
     output: 'done',
+    text: 'done',
     sessionId: 's',
     runId: 'r',
     toolCalls: records,

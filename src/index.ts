@@ -75,6 +75,7 @@ export type { ScriptedStep, OpenAIChatModelOptions, AnthropicModelOptions } from
 
 // The agent runner
 export { Agent } from './agent/agent';
+export type { AgentTool, AgentToolOptions } from './agent/agent-tool';
 export type {
   AgentOptions,
   RunOptions,
@@ -131,6 +132,7 @@ export {
   ModelCallFailedError,
   RunClaimedError,
   StepClaimedError,
+  ChildRunPausedError,
 } from './agent/errors';
 export { IdempotencyConflictError, IdempotencyInProgressError } from './side-effects/idempotency';
 export { IdempotencyPayloadError } from './side-effects/canonical-json';

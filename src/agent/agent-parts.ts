@@ -28,7 +28,7 @@ export interface AgentParts {
   tracing: AgentOptions['tracing'];
 }
 
-export function agentParts(options: AgentOptions): AgentParts {
+export function agentParts(options: AgentOptions<unknown>): AgentParts {
   const registry =
     options.tools instanceof ToolRegistry
       ? options.tools
@@ -65,7 +65,7 @@ export function agentParts(options: AgentOptions): AgentParts {
 }
 
 /** Durable steps (see StepJournal); none for a store that keeps nothing past the process. */
-function stepJournal(options: AgentOptions, store: SessionStore): StepJournal | undefined {
+function stepJournal(options: AgentOptions<unknown>, store: SessionStore): StepJournal | undefined {
   const claims = (store as Partial<Pick<SqliteStore, 'idempotency'>>).idempotency;
   if (!(options.durableSteps ?? !(store instanceof InMemoryStore)) || claims === undefined) return undefined;
   return new StepJournal(claims.call(store, STEPS_NAMESPACE), options.name, positiveInt('stepLeaseMs', options.stepLeaseMs ?? 30_000));

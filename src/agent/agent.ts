@@ -5,6 +5,7 @@ import type { SessionStore } from '../stores/store';
 import { activeTracer, traceAgentRun } from '../tracing/tracing';
 import type { CatalogSelection } from './catalog';
 import { agentParts, type AgentParts } from './agent-parts';
+import { AgentTool, type AgentToolOptions } from './agent-tool';
 import { MaxTurnsExceededError, RetryBudgetExceededError, RunAbortedError } from './errors';
 import { compileFinalOutput, correction, withOutputSchema, type FinalOutput } from './final-output';
 import { RunEventStream, type RunEvents } from './event-stream';
@@ -24,7 +25,7 @@ export type * from './types';
  * run-persistence.ts (load, save, the paused run), model-turn.ts (one model turn), tool-runner.ts
  * (one response's calls), run-end.ts (the run's end), hooks.ts.
  */
-export class Agent {
+export class Agent<O = string> {
   readonly name: string;
   readonly registry: ToolRegistry;
   readonly store: SessionStore;
@@ -33,7 +34,7 @@ export class Agent {
   private readonly output?: FinalOutput;
   private readonly outputBudget: number;
 
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<O>) {
     this.name = options.name;
     this.model = options.model;
     this.parts = agentParts(options);
@@ -43,9 +44,14 @@ export class Agent {
     this.store = this.parts.store;
   }
 
+  /** This agent as a tool of another agent (a tool source: `ToolRegistry.buildAsync({ tools, mcp: [agent.asTool(...)] })`). */
+  asTool(options: AgentToolOptions): AgentTool {
+    return new AgentTool(this, options, this.output);
+  }
+
   /** One user turn: load, loop until the model answers (or a call needs approval), save. */
-  run(input: string, options: RunOptions): Promise<RunResult> {
-    return this.begin(input, options, undefined);
+  run(input: string, options: RunOptions): Promise<RunResult<O>> {
+    return this.begin(input, options, undefined) as Promise<RunResult<O>>;
   }
 
   /**
@@ -56,13 +62,13 @@ export class Agent {
    * `context.signal` — and waits for it to save, so the session stays well-formed. The run starts
    * on the first read.
    */
-  stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, Agent.startRun, this, input, options);
+  stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent<O>> {
+    return new RunEventStream(options.signal, Agent.startRun, this, input, options) as AsyncIterableIterator<AgentEvent<O>>;
   }
 
   /** `resume` (approve / reject) as events, as `stream` yields them. */
-  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent> {
-    return new RunEventStream(options.signal, Agent.startResume, this, options, decisions);
+  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent<O>> {
+    return new RunEventStream(options.signal, Agent.startResume, this, options, decisions) as AsyncIterableIterator<AgentEvent<O>>;
   }
 
   /**
@@ -72,19 +78,19 @@ export class Agent {
    * are written, and the run claimed for running, atomically in the store: of two approvers at
    * once, one wins and the other gets RunClaimedError; the tools run once.
    */
-  resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult> {
-    return this.continue(options, decisions, undefined);
+  resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult<O>> {
+    return this.continue(options, decisions, undefined) as Promise<RunResult<O>>;
   }
 
   /** Approves one pending call, optionally with edited arguments. */
-  approve(options: ResumeOptions, toolCallId: string, editedArguments?: string | Record<string, unknown>): Promise<RunResult> {
+  approve(options: ResumeOptions, toolCallId: string, editedArguments?: string | Record<string, unknown>): Promise<RunResult<O>> {
     return this.resume(options, {
       [toolCallId]: editedArguments === undefined ? { approve: true } : { approve: true, arguments: editedArguments },
     });
   }
 
   /** Rejects one pending call; the model sees the reason. */
-  reject(options: ResumeOptions, toolCallId: string, reason: string): Promise<RunResult> {
+  reject(options: ResumeOptions, toolCallId: string, reason: string): Promise<RunResult<O>> {
     return this.resume(options, { [toolCallId]: { approve: false, reason } });
   }
 
@@ -104,7 +110,7 @@ export class Agent {
   }
 
   // A stream's run: plain functions of the stream's arguments (no closure a stream).
-  private static startRun(this: void, events: RunEvents, cancel: Cancellation, agent: Agent, input: string, options: RunOptions) {
+  private static startRun(this: void, events: RunEvents, cancel: Cancellation, agent: Agent<unknown>, input: string, options: RunOptions) {
     return agent.begin(input, options, events, cancel);
   }
 
@@ -112,7 +118,7 @@ export class Agent {
     this: void,
     events: RunEvents,
     cancel: Cancellation,
-    agent: Agent,
+    agent: Agent<unknown>,
     options: ResumeOptions,
     decisions: Readonly<Record<string, ApprovalDecision>>,
   ) {
@@ -120,7 +126,12 @@ export class Agent {
   }
 
   /** `run`, or with `events` a streamed run: its failure goes to the stream (`events.end`) and its promise does not reject. */
-  private async begin(input: string, options: RunOptions, events: RunEvents | undefined, cancel?: Cancellation): Promise<RunResult> {
+  private async begin(
+    input: string,
+    options: RunOptions,
+    events: RunEvents | undefined,
+    cancel?: Cancellation,
+  ): Promise<RunResult<unknown>> {
     try {
       const state = await this.parts.runs.openRun(options, input, cancel ?? options.signal);
       state.events = events;
@@ -136,7 +147,7 @@ export class Agent {
     decisions: Readonly<Record<string, ApprovalDecision>>,
     events: RunEvents | undefined,
     cancel?: Cancellation,
-  ): Promise<RunResult> {
+  ): Promise<RunResult<unknown>> {
     try {
       const { runs, tools } = this.parts;
       const { state, next } = await runs.openResume(options, decisions, cancel ?? options.signal, (approval, edited) =>
@@ -150,7 +161,7 @@ export class Agent {
   }
 
   /** A run or resume, as an `invoke_agent` span while the app has a tracer provider registered. */
-  private traced(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
+  private traced(state: RunState, pending: StoredRun | undefined): Promise<RunResult<unknown>> {
     const tracer = activeTracer();
     if (tracer === undefined) return this.drive(state, pending);
     const info = { agentName: this.name, modelName: this.model.name, conversationId: state.key.sessionId };
@@ -158,7 +169,7 @@ export class Agent {
   }
 
   /** The run from its start hook to its end (`finish`); a resume holds its claim, renewed, while it runs. */
-  private async drive(state: RunState, pending: StoredRun | undefined): Promise<RunResult> {
+  private async drive(state: RunState, pending: StoredRun | undefined): Promise<RunResult<unknown>> {
     const { hooks, runs, end } = this.parts;
     if (hooks.observed) await hooks.emitStart(state);
     state.events?.emit({ type: 'run-start', runId: state.runId, sessionId: state.key.sessionId, resumed: state.resumed });

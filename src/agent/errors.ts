@@ -188,3 +188,22 @@ export class StepClaimedError extends RunClaimedError {
     );
   }
 }
+
+/**
+ * An agent called as a tool (`agent.asTool`) paused: a call of its run needs approval. Approvals
+ * are not yet carried up to the top run, so the call fails; the child's session (`childSessionId`)
+ * keeps its paused run, listed by the child agent's `pendingApprovals`.
+ */
+export class ChildRunPausedError extends ToolwrightError {
+  constructor(
+    readonly agentName: string,
+    readonly childSessionId: string,
+    readonly pendingToolCallIds: readonly string[],
+  ) {
+    super(
+      'CHILD_RUN_PAUSED',
+      `Agent "${agentName}", called as a tool, paused for approval of ${pendingToolCallIds.join(', ')} (session "${childSessionId}"). ` +
+        'Approvals inside an agent tool do not reach the calling run yet: give the child tool no approval policy, or decide it on the child session.',
+    );
+  }
+}

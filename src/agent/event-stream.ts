@@ -12,7 +12,7 @@ export class StreamClosedReason extends Error {
 /** Where a streamed run reports its events and its end (methods of the stream: no closure a run). */
 export interface RunEvents {
   /** An event; `run-end` (sent once the run saved) also ends the stream. */
-  emit(event: AgentEvent): void;
+  emit(event: AgentEvent<unknown>): void;
   /** The run is over: `failed` with the error the reader gets after the events, or done. Only the first end counts. */
   end(failed: boolean, error: unknown): void;
   /**
@@ -36,7 +36,7 @@ export const STREAM_HIGH_WATER = 16;
  */
 export type StartRun<T, A, B> = (events: RunEvents, cancel: Cancellation, target: T, a: A, b: B) => Promise<unknown>;
 
-type Resolve = (result: IteratorResult<AgentEvent>) => void;
+type Resolve = (result: IteratorResult<AgentEvent<unknown>>) => void;
 type Reject = (error: unknown) => void;
 
 /**
@@ -50,14 +50,14 @@ type Reject = (error: unknown) => void;
  */
 export class RunEventStream<T = undefined, A = undefined, B = undefined>
   extends Cancellation
-  implements AsyncIterableIterator<AgentEvent>, RunEvents
+  implements AsyncIterableIterator<AgentEvent<unknown>>, RunEvents
 {
   /**
    * Events not yet read, [head, tail); created when the run first gets ahead of its reader. Both
    * lists are reused by index, never truncated (truncating frees the array's storage, so the next
    * push would allocate it again).
    */
-  private queue?: (AgentEvent | undefined)[];
+  private queue?: (AgentEvent<unknown> | undefined)[];
   private head = 0;
   private tail = 0;
   /**
@@ -92,7 +92,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
     return this;
   }
 
-  next(): Promise<IteratorResult<AgentEvent>> {
+  next(): Promise<IteratorResult<AgentEvent<unknown>>> {
     if (!this.running && !this.closed) this.begin();
     if (this.head < this.tail) return Promise.resolve({ value: this.take(), done: false });
     if (this.closed || this.settled) return this.last();
@@ -101,7 +101,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
     return new Promise(park);
   }
 
-  async return(): Promise<IteratorResult<AgentEvent>> {
+  async return(): Promise<IteratorResult<AgentEvent<unknown>>> {
     const running = this.running;
     this.closed = true;
     this.queue = undefined;
@@ -146,7 +146,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
   }
 
   /** An event of the run: to the oldest waiting read, or queued. */
-  emit(event: AgentEvent): void {
+  emit(event: AgentEvent<unknown>): void {
     if (this.closed) return;
     const waiting = this.waiting;
     const at = this.waitHead;
@@ -215,7 +215,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
   }
 
   /** After the last event: the run's error once, then done. */
-  private last(): Promise<IteratorResult<AgentEvent>> {
+  private last(): Promise<IteratorResult<AgentEvent<unknown>>> {
     this.closed = true;
     if (this.failed) {
       this.failed = false;
@@ -225,7 +225,7 @@ export class RunEventStream<T = undefined, A = undefined, B = undefined>
     return Promise.resolve(DONE);
   }
 
-  private take(): AgentEvent {
+  private take(): AgentEvent<unknown> {
     const queue = this.queue!;
     const event = queue[this.head]!;
     if (this.progressAt !== undefined && event.type === 'tool-progress' && this.progressAt.get(event.toolCallId) === this.head)
@@ -248,4 +248,4 @@ function park(resolve: Resolve, reject: Reject): void {
 }
 
 /** Shared and frozen: a finished read carries nothing of its own. */
-const DONE: IteratorResult<AgentEvent> = Object.freeze({ value: undefined, done: true });
+const DONE: IteratorResult<AgentEvent<unknown>> = Object.freeze({ value: undefined, done: true });

@@ -10,7 +10,7 @@ import type { PendingApproval, RunResult, ToolCallRecord } from './types';
  * `approval-required` per call that waits for a human; last `run-end` with the same `RunResult`
  * `run()` returns. Events are plain data (JSON-serializable), so they can cross a wire unchanged.
  */
-export type AgentEvent =
+export type AgentEvent<O = string> =
   | { type: 'run-start'; runId: string; sessionId: string; resumed: boolean }
   | { type: 'text-delta'; runId: string; turn: number; delta: string }
   /** A tool call whose arguments are complete, as the model wrote them (JSON text). */
@@ -22,13 +22,13 @@ export type AgentEvent =
   | { type: 'tool-result'; runId: string; turn: number; record: ToolCallRecord }
   | { type: 'approval-required'; runId: string; approval: PendingApproval }
   | { type: 'turn-end'; runId: string; turn: number; usage: ModelUsage }
-  | { type: 'run-end'; runId: string; result: RunResult };
+  | { type: 'run-end'; runId: string; result: RunResult<O> };
 
 export type AgentEventType = AgentEvent['type'];
 
 /** Where `emitToolCalls` sends its events (a streamed run's RunEvents). */
 interface EventSink {
-  emit(event: AgentEvent): void;
+  emit(event: AgentEvent<unknown>): void;
 }
 
 /** A response's calls, arguments complete, with the ids they run under. */

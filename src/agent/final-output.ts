@@ -20,8 +20,13 @@ const compile = createClassAjv(table);
 
 /** Compiled once per agent, with the same path as tool arguments (parse → Ajv → hydrate → residual class-validator). */
 export function compileFinalOutput(output: ClassType, agentName: string): FinalOutput {
-  const plan = buildClassPlan(output, { closed: true, usage: `agent "${agentName}" output`, table });
-  const parse: ParseInput = compileClassInput(`${agentName}.output`, plan, compile(plan.validation), DEFAULT_LIMITS);
+  return compileClassAnswer(output, `${agentName}.output`, `agent "${agentName}" output`);
+}
+
+/** A class checked outside any registry (an agent's output, an agent tool's input): its schema and the tool-argument pipeline. */
+export function compileClassAnswer(cls: ClassType, name: string, usage: string): FinalOutput {
+  const plan = buildClassPlan(cls, { closed: true, usage, table });
+  const parse: ParseInput = compileClassInput(name, plan, compile(plan.validation), DEFAULT_LIMITS);
   return {
     schema: plan.schema,
     async check(content) {
@@ -48,7 +53,7 @@ export function correction(error: ToolInputError): string {
 }
 
 // Models often wrap JSON in a markdown fence; the fence is not part of the answer.
-function stripFence(content: string): string {
+export function stripFence(content: string): string {
   const m = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(content);
   return m ? m[1] : content;
 }

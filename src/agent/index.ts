@@ -5,6 +5,7 @@
  */
 export { Agent } from './agent';
 export { ToolCatalog } from './catalog';
+export { AgentTool, type AgentToolOptions, type ChildAgent } from './agent-tool';
 export type { CatalogOptions, CatalogSelection } from './catalog';
 export type { AgentEvent, AgentEventType } from './events';
 export type { LogLevel, ToolLog } from '../session/tool-log';

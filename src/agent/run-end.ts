@@ -19,7 +19,7 @@ export interface RunEnd {
  * one); or with an error.
  */
 export type RunOutcome =
-  { failed: false; result: RunResult; stored: StoredRun | undefined; written: boolean } | { failed: true; error: unknown };
+  { failed: false; result: RunResult<unknown>; stored: StoredRun | undefined; written: boolean } | { failed: true; error: unknown };
 
 /** Why a run that ended failed: what the end hook hears and the caller gets. */
 interface Failure {
@@ -31,7 +31,7 @@ interface Failure {
  * the new pause back), then the end hook, then the result or the failure. The caller's span and
  * stream end after it (see `streamEnded`, `streamFailed`).
  */
-export async function finish(end: RunEnd, state: RunState, outcome: RunOutcome): Promise<RunResult> {
+export async function finish(end: RunEnd, state: RunState, outcome: RunOutcome): Promise<RunResult<unknown>> {
   const failure = outcome.failed ? await saveFailed(end, state, outcome.error) : await saveEnded(end, state, outcome);
   const result = failure || outcome.failed ? undefined : outcome.result;
   if (end.hooks.observed) await end.hooks.emitEnd(state, result ? result.status : 'failed', failure?.error);
@@ -66,7 +66,7 @@ async function saveFailed({ runs, steps }: RunEnd, state: RunState, error: unkno
 async function saveEnded(
   { runs, steps }: RunEnd,
   state: RunState,
-  { result, stored, written }: { result: RunResult; stored: StoredRun | undefined; written: boolean },
+  { result, stored, written }: { result: RunResult<unknown>; stored: StoredRun | undefined; written: boolean },
 ): Promise<Failure | undefined> {
   const previous = state.stored ?? null;
   const pausing = stored !== undefined && !written;
@@ -94,7 +94,7 @@ async function saveEnded(
  * A streamed run's last events, once it saved and its span ended: approval-required per call a
  * pause waits on, then run-end, which ends the stream (its reader's next read is done at once).
  */
-export function streamEnded(state: RunState, result: RunResult): RunResult {
+export function streamEnded(state: RunState, result: RunResult<unknown>): RunResult<unknown> {
   const events = state.events;
   if (events) {
     for (const approval of result.approvals) events.emit({ type: 'approval-required', runId: state.runId, approval });
@@ -104,8 +104,8 @@ export function streamEnded(state: RunState, result: RunResult): RunResult {
 }
 
 /** A run's failure: thrown by `run`, handed to the stream (whose reader gets it) when streamed. */
-export function streamFailed(events: RunEvents | undefined, error: unknown): RunResult {
+export function streamFailed(events: RunEvents | undefined, error: unknown): RunResult<unknown> {
   if (events === undefined) throw error;
   events.end(true, error);
-  return undefined as unknown as RunResult; // never read: a streamed run's result reaches its reader as run-end
+  return undefined as unknown as RunResult<unknown>; // never read: a streamed run's result reaches its reader as run-end
 }

@@ -117,13 +117,16 @@ export function inputHash(input: string): string {
 export const NO_APPROVALS: PendingApproval[] = [];
 
 /** What `run`/`resume` return, from the run's state and the paused run (if it paused). */
-export function runResult(state: RunState, paused: StoredRun | undefined): RunResult {
+export function runResult(state: RunState, paused: StoredRun | undefined): RunResult<unknown> {
   const history = state.context.getConversationHistory();
   const last = history[history.length - 1];
   const lastAssistant = state.stopped ? [...history].reverse().find((m) => m.role === 'assistant') : last;
+  const text = paused ? null : lastAssistant?.role === 'assistant' ? (lastAssistant.content ?? '') : '';
   return {
     status: paused ? 'paused' : 'completed',
-    output: paused ? null : lastAssistant?.role === 'assistant' ? (lastAssistant.content ?? '') : '',
+    // A run `stopWhen` ended has no final answer to validate: its output is its text.
+    output: paused ? null : (state.structured ?? text),
+    text,
     sessionId: state.key.sessionId,
     runId: state.runId,
     toolCalls: state.records,
@@ -132,7 +135,6 @@ export function runResult(state: RunState, paused: StoredRun | undefined): RunRe
     durationMs: Date.now() - state.startedAt,
     approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
     ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
-    ...(state.structured && !paused ? { structured: state.structured } : {}),
   };
 }
 

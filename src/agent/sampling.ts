@@ -1,3 +1,4 @@
+import type { CallOptions } from '../registry/call-options';
 import type { Message } from '../session/message';
 import type { SampleContent, SampleSink } from '../session/elicitation';
 import type { Model, ModelUsage } from './model';
@@ -24,3 +25,18 @@ export function modelSampler(model: Model, usage: ModelUsage): SampleSink {
 function textOf(content: SampleContent): string {
   return content.type === 'text' ? content.text : `[${content.type}: ${content.mimeType}, not shown to this model]`;
 }
+
+/** What a call of the run may add to its usage: `context.sample` answered by the agent's model, tokens a tool reports (an agent tool's child run). */
+export function usageSinks(sampler: Model | undefined, usage: ModelUsage): Pick<CallOptions, 'onSample' | 'onUsage'> {
+  return { onSample: sampler && modelSampler(sampler, usage), onUsage: (reported) => addUsage(usage, reported) };
+}
+
+/** Adds a tool's reported tokens to the run's usage; anything but finite non-negative counts is ignored (`onUsage` is open to every tool). */
+export function addUsage(total: { inputTokens: number; outputTokens: number }, usage: unknown): void {
+  const { inputTokens, outputTokens } = (usage ?? {}) as Record<string, unknown>;
+  if (!count(inputTokens) || !count(outputTokens)) return;
+  total.inputTokens += inputTokens;
+  total.outputTokens += outputTokens;
+}
+
+const count = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;

@@ -11,7 +11,7 @@ import { AgentRunError, ApprovalDecisionError, RetryBudgetExceededError, RunAbor
 import type { RunEvents } from './event-stream';
 import type { HookSet } from './hooks';
 import type { Model } from './model';
-import { modelSampler } from './sampling';
+import { usageSinks } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
@@ -257,7 +257,7 @@ export class ToolRunner {
         timeoutMs: plan?.timeoutMs,
         onProgress: state.events && progressTo(state.events, state.runId, call),
         onLog: state.events && logTo(state.events, state.runId, call),
-        onSample: this.options.sampler && modelSampler(this.options.sampler, state.usage),
+        ...usageSinks(this.options.sampler, state.usage),
       };
       const steps = this.options.steps;
       let result = steps

@@ -17,7 +17,7 @@ import type { Model, ModelUsage } from './model';
 export type ErrorBoundary = 'throw' | 'redact';
 export type ErrorPolicy = ErrorBoundary | ((error: ToolwrightError, call: ToolCallEvent) => ErrorBoundary);
 
-export interface AgentOptions {
+export interface AgentOptions<O = string> {
   name: string;
   /** The system prompt; a function is called once per run with the loaded session and memory. */
   instructions?: string | ((context: AgentContext, memory: AgentMemory) => string);
@@ -25,9 +25,9 @@ export interface AgentOptions {
   /**
    * A class-validator class for a structured final answer: the model is told its schema, the answer
    * is validated like tool arguments, and an invalid one goes back to the model with its field errors
-   * (under `retryBudget`). `RunResult.structured` is the instance.
+   * (under `retryBudget`). `RunResult.output` is the instance (typed: `Agent<O>`); `RunResult.text` keeps the text.
    */
-  output?: ClassType;
+  output?: ClassType<O>;
   /** Tool classes (built into a registry with `container`) or a ready registry. */
   tools: ToolRegistry | readonly ClassType[];
   container?: ContainerLike;
@@ -187,10 +187,13 @@ export type ApprovalDecision =
   | { approve: true; /** Run with these arguments instead (validated like the model's). */ arguments?: string | Record<string, unknown> }
   | { approve: false; /** Shown to the model. */ reason: string };
 
-export interface RunResult {
+/** What a run returns; `O` is the agent's `output` class instance, or the final text for an agent without one. */
+export interface RunResult<O = string> {
   status: 'completed' | 'paused';
-  /** The model's final text; `null` while paused. */
-  output: string | null;
+  /** The final answer: the validated, hydrated instance of the agent's `output` class, else the model's final text; `null` while paused. */
+  output: O | null;
+  /** The model's final text (for an agent with `output`, the JSON it answered); `null` while paused. */
+  text: string | null;
   sessionId: string;
   runId: string;
   toolCalls: ToolCallRecord[];
@@ -202,8 +205,6 @@ export interface RunResult {
   approvals: PendingApproval[];
   /** Set when `stopWhen` ended the run. */
   stoppedBy?: 'stopWhen';
-  /** The validated, hydrated final answer when the agent declares `output` (an instance of that class); `output` keeps its text. */
-  structured?: object;
 }
 
 export interface ToolCallEvent {

@@ -10,10 +10,10 @@ import type { ChatRequestInfo } from './chat-request';
 
 /** What the handler needs of an Agent: `stream`, and a streaming or plain resume for approvals. */
 export interface ChatAgent {
-  stream(input: string, options: RunOptions): AsyncIterable<AgentEvent>;
+  stream(input: string, options: RunOptions): AsyncIterable<AgentEvent<unknown>>;
   resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult>;
   /** When the agent has it, approvals stream too; otherwise `resume`'s result is sent when it is done. */
-  streamResume?(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterable<AgentEvent>;
+  streamResume?(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterable<AgentEvent<unknown>>;
   /** The stored chat, for `GET ?id=` (an Agent has it); without it the endpoint takes POST only. */
   loadConversation?(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
 }

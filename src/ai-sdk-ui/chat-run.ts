@@ -10,7 +10,7 @@ import type { ChatIdentity } from './chat-session';
 import { runResultEvents } from './ui-message-stream';
 
 export interface ChatRun {
-  events: AsyncIterable<AgentEvent>;
+  events: AsyncIterable<AgentEvent<unknown>>;
   /** Stops the run: the client went away, or its answer was given up. */
   controller: AbortController;
   /** The client's assistant message the answer continues, when the run was resumed. */

@@ -10,7 +10,7 @@ export async function streamAnswer(run: ChatRun, options: ChatHandlerOptions, re
   // The first event is awaited before answering: a refusal (another user's session, a paused run,
   // an approval for a call not waiting) is an HTTP error the client can tell from a failed run.
   const iterator = run.events[Symbol.asyncIterator]();
-  let first: IteratorResult<AgentEvent>;
+  let first: IteratorResult<AgentEvent<unknown>>;
   try {
     first = await iterator.next();
   } catch (error) {
@@ -31,7 +31,10 @@ export async function streamAnswer(run: ChatRun, options: ChatHandlerOptions, re
 }
 
 /** The iterator again, its first result already read. */
-async function* prepend(first: IteratorResult<AgentEvent>, rest: AsyncIterator<AgentEvent>): AsyncGenerator<AgentEvent> {
+async function* prepend(
+  first: IteratorResult<AgentEvent<unknown>>,
+  rest: AsyncIterator<AgentEvent<unknown>>,
+): AsyncGenerator<AgentEvent<unknown>> {
   try {
     if (first.done) return;
     yield first.value;

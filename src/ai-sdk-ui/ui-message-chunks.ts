@@ -7,7 +7,7 @@ import type { AgentEvent } from '../agent/events';
 import { ToolwrightError } from '../errors/errors';
 import { approvalIdOf, type ToolProgressData, type UIMessageChunk, type UIMessageStreamOptions } from './ui-message-protocol';
 
-type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
+type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent<unknown>, { type: T }>;
 
 /** What the browser may see of a failure: its code, never its message (a tool's or provider's internals). */
 export function defaultErrorText(error: unknown): string {
@@ -32,7 +32,7 @@ export class UIMessageChunker {
   }
 
   /** The chunks of one event, after `start` if it is the first. */
-  *event(event: AgentEvent): Generator<UIMessageChunk> {
+  *event(event: AgentEvent<unknown>): Generator<UIMessageChunk> {
     yield* this.begin(event);
     switch (event.type) {
       case 'run-start':
@@ -66,7 +66,7 @@ export class UIMessageChunker {
   }
 
   /** `start`, once: the message's id is the client's (a continued message) or the run's, which a restored chat gives it again. */
-  *begin(event?: AgentEvent): Generator<UIMessageChunk> {
+  *begin(event?: AgentEvent<unknown>): Generator<UIMessageChunk> {
     if (this.started) return;
     this.started = true;
     const messageId = this.options.messageId ?? (event?.type === 'run-start' ? event.runId : undefined);
@@ -145,7 +145,7 @@ export class UIMessageChunker {
 }
 
 /** `finish`: `tool-calls` when the run paused for approval. */
-function finishChunk(result: RunResult): UIMessageChunk {
+function finishChunk(result: RunResult<unknown>): UIMessageChunk {
   return {
     type: 'finish',
     finishReason: result.status === 'paused' ? 'tool-calls' : 'stop',

@@ -29,7 +29,7 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Objec
  * are marked as failed. Pure: no I/O, nothing from the `ai` package.
  */
 export async function* toUIMessageStream(
-  events: AsyncIterable<AgentEvent>,
+  events: AsyncIterable<AgentEvent<unknown>>,
   options: UIMessageStreamOptions = {},
 ): AsyncGenerator<UIMessageChunk> {
   const message = new UIMessageChunker(options);
@@ -52,12 +52,12 @@ export async function* toServerSentEvents(chunks: AsyncIterable<UIMessageChunk>)
  * The events of a run that was not streamed (an agent without a streaming resume), from its
  * RunResult: every call's result, the final text, the approvals it waits on, the end.
  */
-export async function* runResultEvents(result: RunResult | Promise<RunResult>): AsyncGenerator<AgentEvent> {
+export async function* runResultEvents(result: RunResult | Promise<RunResult>): AsyncGenerator<AgentEvent<unknown>> {
   const done = await result;
   const { runId, sessionId, turns } = done;
   yield { type: 'run-start', runId, sessionId, resumed: true };
   for (const record of done.toolCalls) yield { type: 'tool-result', runId, turn: turns, record };
-  if (done.output) yield { type: 'text-delta', runId, turn: turns, delta: done.output };
+  if (done.text) yield { type: 'text-delta', runId, turn: turns, delta: done.text };
   for (const approval of done.approvals) yield { type: 'approval-required', runId, approval };
   yield { type: 'run-end', runId, result: done };
 }

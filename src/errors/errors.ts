@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'APPROVAL_ALREADY_DECIDED'
   | 'SESSION_FORBIDDEN'
   | 'RUN_CLAIMED'
+  // An agent called as a tool (`agent.asTool`) paused for an approval: not yet carried up to the top run
+  | 'CHILD_RUN_PAUSED'
   // A tool call refused before it ran: by a human (approval) or a beforeToolCall hook
   | 'REJECTED'
   | 'DENIED'

@@ -1,5 +1,5 @@
 import type { ToolContent } from '../content/tool-content';
-import type { ToolProgress } from '../session/agent-context';
+import type { ToolCallInfo, ToolProgress } from '../session/agent-context';
 import type { InputSink, SampleSink } from '../session/elicitation';
 import type { ToolLog } from '../session/tool-log';
 import { RUN_CANCELLATION, type Cancellation } from './cancellation';
@@ -34,6 +34,8 @@ export interface CallOptions {
   onElicit?: InputSink;
   /** Who answers the tool's `context.sample` (MCP sampling). Without it, INPUT_UNAVAILABLE. */
   onSample?: SampleSink;
+  /** Where a tool that runs model calls of its own (an agent tool) adds their tokens: the calling run's usage. */
+  onUsage?: ToolCallInfo['onUsage'];
   /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
   [RUN_CANCELLATION]?: Cancellation;
 }

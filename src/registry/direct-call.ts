@@ -30,7 +30,8 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.onLog === undefined &&
         options.onContent === undefined &&
         options.onElicit === undefined &&
-        options.onSample === undefined))
+        options.onSample === undefined &&
+        options.onUsage === undefined))
   );
 }
 

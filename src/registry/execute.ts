@@ -39,7 +39,8 @@ function plainContext(context: AgentContext, name: string, options: CallOptions 
     options?.onProgress === undefined &&
     options?.onLog === undefined &&
     options?.onElicit === undefined &&
-    options?.onSample === undefined
+    options?.onSample === undefined &&
+    options?.onUsage === undefined
     ? context
     : context.forToolCall(callInfo(context, name, options, undefined));
 }

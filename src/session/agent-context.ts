@@ -39,6 +39,8 @@ export interface ToolCallInfo {
   elicit?: ElicitPort;
   /** Where `context.sample` asks (the surface's `onSample`). */
   onSample?: SampleSink;
+  /** Where a tool that calls models itself (an agent tool) adds their tokens: the calling run's usage, when an agent runs the call. */
+  onUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
 }
 
 /** How far a running tool got: `progress` grows; `total` when known; a short human `message`. */

@@ -13,7 +13,7 @@ const event = (n: number): AgentEvent => ({ type: 'turn-end', runId: 'r', turn: 
 
 type Outcome = { value: number } | { error: unknown } | { done: true };
 
-const settle = (read: Promise<IteratorResult<AgentEvent>>): Promise<Outcome> =>
+const settle = (read: Promise<IteratorResult<AgentEvent<unknown>>>): Promise<Outcome> =>
   read.then(
     (r): Outcome => (r.done ? { done: true } : { value: (r.value as Extract<AgentEvent, { type: 'turn-end' }>).turn }),
     (error: unknown): Outcome => ({ error }),

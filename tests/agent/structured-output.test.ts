@@ -39,8 +39,12 @@ describe('Agent({ output }): a structured final answer', () => {
     const result = await agent.run('Refund A-1', session());
 
     expect(result.status).toBe('completed');
-    expect(result.structured).toBeInstanceOf(TicketSummary);
-    expect(result.structured).toEqual({ order_id: 'A-1', refund_cents: 4200, outcome: 'refunded' });
+    expect(result.output).toBeInstanceOf(TicketSummary);
+    expect(result.output).toEqual({ order_id: 'A-1', refund_cents: 4200, outcome: 'refunded' });
+    // Typed: the instance's fields, no cast.
+    const refund: number | undefined = result.output?.refund_cents;
+    expect(refund).toBe(4200);
+    expect(result.text).toBe('```json\n{"order_id":"A-1","refund_cents":4200,"outcome":"refunded"}\n```');
     expect(model.requests[0].instructions).toMatch(/^Be brief\.\n\nAnswer with one JSON object/);
     expect(model.requests[0].instructions).toContain('"refund_cents"');
   });
@@ -56,7 +60,8 @@ describe('Agent({ output }): a structured final answer', () => {
     const result = await agent.run('Refund A-1', session());
 
     expect(result.turns).toBe(2);
-    expect(result.structured).toEqual({ order_id: 'A-1', refund_cents: 0, outcome: 'declined' });
+    expect(result.output).toEqual({ order_id: 'A-1', refund_cents: 0, outcome: 'declined' });
+    expect(result.text).toBe('{"order_id":"A-1","refund_cents":0,"outcome":"declined"}');
     const correction = model.requests[1].messages.at(-1);
     expect(correction?.role).toBe('user');
     expect(correction?.content).toContain('refund_cents');
@@ -88,7 +93,7 @@ describe('Agent({ output }): a structured final answer', () => {
     const agent = new Agent({ name: 'desk', instructions: 'Hi.', model, tools: [LookupTool], store: new InMemoryStore() });
     const result = await agent.run('Hi', session());
     expect(result.output).toBe('hello');
-    expect(result.structured).toBeUndefined();
+    expect(result.text).toBe('hello');
     expect(model.requests[0].instructions).toBe('Hi.');
   });
 });

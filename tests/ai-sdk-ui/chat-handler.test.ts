@@ -21,6 +21,7 @@ function runResult(sessionId: string, over: Partial<RunResult> = {}): RunResult 
   return {
     status: 'completed',
     output: null,
+    text: over.output ?? null,
     sessionId,
     runId: RUN,
     toolCalls: [],

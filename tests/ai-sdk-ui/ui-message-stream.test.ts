@@ -106,6 +106,7 @@ function* eventsOf(spec: RunSpec): Generator<AgentEvent> {
   const result: RunResult = {
     status: spec.paused ? 'paused' : 'completed',
     output: spec.paused ? null : spec.turns[spec.turns.length - 1].deltas.join(''),
+    text: spec.paused ? null : spec.turns[spec.turns.length - 1].deltas.join(''),
     sessionId: 's',
     runId: RUN,
     toolCalls: records,

@@ -1,0 +1,141 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ModelRetryError, ToolInputError } from '../errors/errors';
+import type { JsonSchema } from '../metadata/json-schema';
+import type { ApprovalPolicy, ClassType } from '../metadata/types';
+import type { SourcedTool, ToolSource } from '../registry/tool-source';
+import type { AgentContext } from '../session/agent-context';
+import { ChildRunPausedError } from './errors';
+import { compileClassAnswer, correction, stripFence, type FinalOutput } from './final-output';
+import { inputHash, type StoredConversation } from './run-state';
+import type { RunOptions, RunResult } from './types';
+
+/** `agent.asTool(...)`: how the agent appears to the model of the agent that calls it. */
+export interface AgentToolOptions {
+  /** The tool's name, as the calling model sees it. */
+  name: string;
+  description: string;
+  /**
+   * A class-validator class for the call's arguments; the child's task is then their JSON.
+   * Default: `{ input: string }`, the task in words.
+   */
+  input?: ClassType;
+  /** Ask a human before the child runs (as `@Tool({ approval })`). */
+  approval?: ApprovalPolicy<never>;
+  /** Cancels the child run (its signal fires) after this long. */
+  timeoutMs?: number;
+  tags?: readonly string[];
+}
+
+/** What an agent tool needs of its agent (not the class itself: no import cycle). */
+export interface ChildAgent {
+  readonly name: string;
+  run(input: string, options: RunOptions): Promise<RunResult<unknown>>;
+  loadConversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
+}
+
+const TASK_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { input: { type: 'string', minLength: 1, description: 'The task for the agent, in words.' } },
+  required: ['input'],
+  additionalProperties: false,
+};
+
+/**
+ * An agent as a tool of another agent, offered as a tool source: `ToolRegistry.buildAsync({ tools,
+ * mcp: [billing.asTool(...)] })` builds it through the same pipeline as every sourced tool (schema
+ * validation, authorize, approval, rate limits, timeout, `execute_tool` span). Each call runs the
+ * child with its own model, tools, instructions and memory, as the caller's user and tenant, under
+ * the call's signal, in a session of its own derived from the calling session and the call's
+ * idempotency key: a retry of the same call finds the child's finished run and answers from it.
+ * The result is the child's `output` instance, or `{ output: text }` for a child without one.
+ */
+export class AgentTool implements ToolSource {
+  readonly name: string;
+  private readonly tool: SourcedTool;
+  private readonly input?: FinalOutput;
+
+  constructor(
+    private readonly agent: ChildAgent,
+    options: AgentToolOptions,
+    private readonly output: FinalOutput | undefined,
+  ) {
+    this.name = `agent "${agent.name}"`;
+    if (options.input) this.input = compileClassAnswer(options.input, options.name, `agent tool "${options.name}" input`);
+    this.tool = {
+      definition: { name: options.name, description: options.description, parameters: this.input?.schema ?? TASK_SCHEMA },
+      origin: { source: this.name, name: options.name },
+      approval: options.approval,
+      timeoutMs: options.timeoutMs,
+      tags: options.tags,
+      execute: (args, context) => this.call(args, context),
+    };
+  }
+
+  list(): Promise<readonly SourcedTool[]> {
+    return Promise.resolve([this.tool]);
+  }
+
+  onListChanged(): () => void {
+    return () => undefined; // one tool, never changes
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private async call(args: object, context: AgentContext): Promise<unknown> {
+    const task = await this.task(args);
+    const call = context.toolCall;
+    // A call with a stable id (an agent's, or a direct call given one) maps to one child session; others get a new one.
+    const key = call !== undefined && call.id !== 'direct' ? call.idempotencyKey : randomUUID();
+    const session = {
+      sessionId: childSessionId(context.sessionId, this.tool.definition.name, key),
+      userId: context.userId,
+      tenantId: context.tenantId,
+    };
+    const done = await this.finished(session, task);
+    if (done !== undefined) return done;
+    const result = await this.agent.run(task, { ...session, signal: context.signal });
+    call?.onUsage?.(result.usage);
+    if (result.status === 'paused') {
+      throw new ChildRunPausedError(
+        this.agent.name,
+        session.sessionId,
+        result.approvals.map((a) => a.toolCallId),
+      );
+    }
+    return this.output ? result.output : { output: result.output };
+  }
+
+  /** The child's task: the `input` text, or the validated arguments of an input class as JSON. */
+  private async task(args: object): Promise<string> {
+    if (!this.input) return (args as { input: string }).input;
+    const text = JSON.stringify(args);
+    // The registry checked the schema; class-validator's own rules are checked here, as the model's to correct.
+    const checked = await this.input.check(text);
+    if (checked instanceof ToolInputError) throw new ModelRetryError(correction(checked));
+    return text;
+  }
+
+  /** The answer of a child run this call already completed (the caller retried after a crash), else undefined. */
+  private async finished(session: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>, task: string): Promise<unknown> {
+    const stored = await this.agent.loadConversation(session);
+    const last = stored.runLog.at(-1);
+    if (last?.status !== 'completed' || last.input !== inputHash(task) || stored.pendingRun) return undefined;
+    const answer = stored.history.at(-1);
+    if (answer?.role !== 'assistant') return undefined;
+    const text = answer.content ?? '';
+    if (!this.output) return { output: text };
+    const checked = await this.output.check(stripFence(text));
+    return checked instanceof ToolInputError ? undefined : checked;
+  }
+}
+
+/** `${parent}/${tool}:${key}`; a parent id too long to keep whole (ids are at most 512 UTF-8 bytes) is replaced by its hash. */
+export function childSessionId(parent: string, tool: string, key: string): string {
+  const id = `${parent}/${tool}:${key}`;
+  if (Buffer.byteLength(id) <= MAX_ID_BYTES) return id;
+  return `${createHash('sha256').update(parent).digest('hex').slice(0, 32)}/${tool}:${key}`;
+}
+
+const MAX_ID_BYTES = 512;
