@@ -13,6 +13,7 @@ import type { HookSet } from './hooks';
 import type { Model } from './model';
 import { modelSampler } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
+import { pausedInput, pausingSink, type Asked, type PendingInput } from './input-pause';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
 
@@ -27,6 +28,7 @@ interface CallOutcome {
   approval?: ApprovalRecord;
   /** A ToolContent result's parts (none when an after-hook replaced the result). */
   parts?: readonly ContentPart[];
+  input?: PendingInput; // waits for the person's input (`context.elicit`): the response pauses, no call settles
 }
 
 interface ToolPlan {
@@ -87,14 +89,14 @@ export class ToolRunner {
   /**
    * Runs one response's calls: consecutive ordinary calls concurrently (up to maxConcurrency), a
    * sequential tool alone. Every call settles, then results go to the history in call order; only
-   * then does a failure (retry budget, `throw` boundary, cancellation) end the run.
+   * then does a failure (retry budget, `throw` boundary, cancellation) end the run. Inputs asked: returned, nothing settles.
    */
   async runCalls(
     state: RunState,
     calls: readonly ToolCall[],
     selection: CatalogSelection,
     decisions?: Record<string, StoredDecision>,
-  ): Promise<void> {
+  ): Promise<PendingInput[]> {
     this.sync();
     const outcomes: CallOutcome[] = new Array(calls.length);
     const exec = async (i: number) => {
@@ -115,6 +117,7 @@ export class ToolRunner {
       }
     }
 
+    if (outcomes.some((o) => o.input)) return outcomes.flatMap((o) => (o.input ? [o.input] : []));
     // Every call gets its result in the history first; only then do observers hear of errors.
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
@@ -133,6 +136,7 @@ export class ToolRunner {
       }
     }
     if (failure) throw failure();
+    return [];
   }
 
   private sync(): void {
@@ -220,6 +224,7 @@ export class ToolRunner {
     decision: StoredDecision | undefined,
   ): Promise<CallOutcome> {
     const started = performance.now();
+    const asked: Asked = {}; // the call's unanswered `context.elicit` request, if any
     let args: string | Record<string, unknown> = call.arguments;
     const approval = decision && approvalRecord(decision);
     const outcome = (status: CallOutcome['status'], result: string | undefined, error?: ToolwrightError): CallOutcome => ({
@@ -258,6 +263,7 @@ export class ToolRunner {
         onProgress: state.events && progressTo(state.events, state.runId, call),
         onLog: state.events && logTo(state.events, state.runId, call),
         onSample: this.options.sampler && modelSampler(this.options.sampler, state.usage),
+        onElicit: pausingSink(ownValue(state.answers, call.id), asked),
       };
       const steps = this.options.steps;
       let result = steps
@@ -273,6 +279,8 @@ export class ToolRunner {
     } catch (error) {
       // The journal's store failed, or another process runs this call: the run stops (nothing is saved).
       if (fromJournal(error)) throw error;
+      const input = pausedInput(error, asked, call, args); // the tool's request waits for the person: the run pauses
+      if (input) return { ...outcome('ok', undefined), input };
       // A hook that throws is an unexpected failure like a tool that throws.
       return outcome('error', undefined, error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error));
     }
