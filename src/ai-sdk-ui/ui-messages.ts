@@ -2,12 +2,12 @@
  * A stored conversation as the AI SDK's `UIMessage`s, the way the live stream built them, so a
  * reloaded `useChat` page shows the chat again (`useChat({ messages })`): user text, per model
  * turn a `step-start`, its text and its tool parts in their states, the paused run's calls waiting
- * for approval, and each assistant message with the id and metadata its stream gave. Pure: no
+ * for approval or input, and each assistant message with the id and metadata its stream gave. Pure: no
  * I/O, nothing from the `ai` package.
  */
-import { inputHash, type RunLogEntry, type StoredConversation } from '../agent/run-state';
+import { inputHash, unansweredInputs, type RunLogEntry, type StoredConversation } from '../agent/run-state';
 import type { Message, ToolCall } from '../session/message';
-import { approvalIdOf, type RunMessageMetadata } from './ui-message-stream';
+import { approvalIdOf, type RunMessageMetadata, type ToolInputData } from './ui-message-stream';
 
 export interface UITextPart {
   type: 'text';
@@ -25,7 +25,7 @@ export type UIToolPart = { type: `tool-${string}`; toolCallId: string } & (
   | { state: 'output-denied'; input: unknown; approval: { id: string; approved: false; reason?: string } }
 );
 
-export type UIMessagePart = { type: 'step-start' } | UITextPart | UIToolPart;
+export type UIMessagePart = { type: 'step-start' } | UITextPart | UIToolPart | { type: 'data-tool-input'; id: string; data: ToolInputData };
 
 /** An AI SDK `UIMessage` (assignable to `UIMessage<RunMessageMetadata>`). */
 export interface RestoredUIMessage {
@@ -121,6 +121,10 @@ export function toUIMessages(conversation: StoredConversation, sessionId: string
               approval: decision.approve ? { ...approval, approved: true } : { ...approval, approved: false, reason: decision.reason },
             },
       );
+    }
+    // Calls asked for the person's input: their parts stay `input-available`, the request beside them (as streamed).
+    for (const input of unansweredInputs(pendingRun)) {
+      paused.parts.push({ type: 'data-tool-input', id: input.toolCallId, data: { toolCallId: input.toolCallId, name: input.name, request: input.request } });
     }
   }
   return messages;
