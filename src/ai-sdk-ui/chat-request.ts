@@ -142,7 +142,10 @@ export function approvalResponses(message: ChatMessage): Record<string, ResumeDe
     });
   }
   if (Object.keys(decisions).length === 0)
-    throw new ChatRequestError(400, "The last message is the assistant's but carries no approval response or input answer: send a user message.");
+    throw new ChatRequestError(
+      400,
+      "The last message is the assistant's but carries no approval response or input answer: send a user message.",
+    );
   return decisions;
 }
 

@@ -120,7 +120,11 @@ export class UIMessageChunker {
   private *inputRequired(input: PendingInput): Generator<UIMessageChunk> {
     if (this.announced.has(input.toolCallId)) this.announced.delete(input.toolCallId);
     yield* this.settle(input.toolCallId, input.name, input.arguments);
-    yield { type: 'data-tool-input', id: input.toolCallId, data: { toolCallId: input.toolCallId, name: input.name, request: input.request } };
+    yield {
+      type: 'data-tool-input',
+      id: input.toolCallId,
+      data: { toolCallId: input.toolCallId, name: input.name, request: input.request },
+    };
   }
 
   /** Before a call's result or approval request: its part, unless the client shows it already. */

@@ -9,7 +9,14 @@ import type { UIMessageChunk, UIMessageStreamOptions } from './ui-message-protoc
 
 export { defaultErrorText } from './ui-message-chunks';
 export { approvalIdOf } from './ui-message-protocol';
-export type { RunMessageMetadata, ToolInputData, ToolProgressData, UIFinishReason, UIMessageChunk, UIMessageStreamOptions } from './ui-message-protocol';
+export type {
+  RunMessageMetadata,
+  ToolInputData,
+  ToolProgressData,
+  UIFinishReason,
+  UIMessageChunk,
+  UIMessageStreamOptions,
+} from './ui-message-protocol';
 
 /** The response headers the AI SDK's client expects (`UI_MESSAGE_STREAM_HEADERS` in `ai` v6). */
 export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -124,7 +124,11 @@ export function toUIMessages(conversation: StoredConversation, sessionId: string
     }
     // Calls asked for the person's input: their parts stay `input-available`, the request beside them (as streamed).
     for (const input of unansweredInputs(pendingRun)) {
-      paused.parts.push({ type: 'data-tool-input', id: input.toolCallId, data: { toolCallId: input.toolCallId, name: input.name, request: input.request } });
+      paused.parts.push({
+        type: 'data-tool-input',
+        id: input.toolCallId,
+        data: { toolCallId: input.toolCallId, name: input.name, request: input.request },
+      });
     }
   }
   return messages;
