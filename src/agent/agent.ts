@@ -209,7 +209,9 @@ export class Agent {
     if (state.events) emitToolCalls(state.events, state.runId, state.turns, pending.assistant.toolCalls);
     const selection = await this.parts.catalog.select(state.context, state.input, state.tags);
     const inputs = await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
-    return inputs.length ? this.pauseForInput(state, pending.assistant, inputs, pending.decisions) : undefined;
+    if (inputs.length) return this.pauseForInput(state, pending.assistant, inputs, pending.decisions);
+    state.settled = undefined;
+    return undefined;
   }
 
   /** A response whose calls wait on the person's input: stored with the paused run, not in the history (yet). */

@@ -268,6 +268,7 @@ export class RunPersistence {
     state.stored = JSON.parse(JSON.stringify(next)) as StoredRun; // as stored: the run mutates `next` (records, usage)
     state.approver = approver;
     state.answers = next.answers;
+    state.settled = next.settled;
     return next;
   }
 
@@ -290,7 +291,7 @@ export class RunPersistence {
       assistant,
       approvals,
       decisions: inputs?.decisions ?? {},
-      ...(inputs && { inputs: inputs.inputs, answers: copyAnswers(state.answers) }),
+      ...(inputs && { inputs: inputs.inputs, answers: copyAnswers(state.answers), settled: state.settled ?? {} }),
       records: state.records,
       usage: state.usage,
       failures: state.failures,

@@ -7,8 +7,16 @@ import type { CancelSource } from '../registry/cancellation';
 import { ApprovalDecisionError } from './errors';
 import type { RunEvents } from './event-stream';
 import type { ModelUsage } from './model';
+import type { ContentPart } from '../content/tool-content';
 import type { InputAnswer } from '../session/elicitation';
 import type { ApprovalDecision, Approver, PendingApproval, PendingInput, ResumeOptions, RunResult, ToolCallRecord } from './types';
+
+/** A call of a response paused on another call's input that had finished: its result, as the model will see it. */
+export interface SettledCall {
+  status: ToolCallRecord['status'];
+  result: string;
+  parts?: readonly ContentPart[];
+}
 
 /* A run's state: what one run holds in this process, the paused run as stored, the run log, what a run returns. */
 
@@ -33,6 +41,8 @@ export interface StoredRun {
   records: ToolCallRecord[];
   usage: ModelUsage;
   failures: Record<string, number>;
+  /** The paused response's calls that finished (results kept, not run again on resume); absent when none. */
+  settled?: Record<string, SettledCall>;
   /** The ids of `inputs` answered since the run paused on them. */
   answered?: Record<string, true>;
   /** Set while one process resumes the run (see `resumeLeaseMs`). */
@@ -78,6 +88,8 @@ export interface RunState {
   approver?: Approver;
   /** The paused run's answers to its calls' input requests, replayed when the calls run again. */
   answers?: Record<string, InputAnswer[]>;
+  /** The response's calls that finished before it paused on an input (see StoredRun.settled). */
+  settled?: Record<string, SettledCall>;
   stopped?: boolean;
   /** The structured final answer, when the agent declares `output`. */
   structured?: object;

@@ -14,7 +14,7 @@ import type { Model } from './model';
 import { modelSampler } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
 import { pausedInput, pausingSink, type Asked, type PendingInput } from './input-pause';
-import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
+import { NO_APPROVALS, ownValue, setOwn, type RunState, type SettledCall, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
 
 interface CallOutcome {
@@ -117,7 +117,15 @@ export class ToolRunner {
       }
     }
 
-    if (outcomes.some((o) => o.input)) return outcomes.flatMap((o) => (o.input ? [o.input] : []));
+    if (outcomes.some((o) => o.input)) {
+      // The response's finished calls are kept with the paused run: when it resumes they are not run again.
+      const settled: Record<string, SettledCall> = {};
+      for (const o of outcomes)
+        if (!o.input && !o.error && o.result !== undefined)
+          setOwn(settled, o.call.id, { status: o.status, result: o.result, ...(o.parts && { parts: o.parts }) });
+      state.settled = settled;
+      return outcomes.flatMap((o) => (o.input ? [o.input] : []));
+    }
     // Every call gets its result in the history first; only then do observers hear of errors.
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
@@ -236,6 +244,8 @@ export class ToolRunner {
       durationMs: performance.now() - started,
       approval,
     });
+    const done = ownValue(state.settled, call.id); // finished before the run paused on another call's input
+    if (done) return { ...outcome(done.status, done.result), ...(done.parts && { parts: done.parts }) };
     try {
       if (selection.offered && !selection.offered.has(call.name)) throw new ToolNotFoundError(call.name, [...selection.offered]);
       if (decision) {

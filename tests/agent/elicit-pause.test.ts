@@ -91,10 +91,10 @@ beforeEach(() => {
 
 describe.each(['memory', 'sqlite', 'redis', 'postgres'] as Kind[])('context.elicit in the agent runner (%s)', (kind) => {
   const open: SessionStore[] = [];
-  const agentOn = (model: ScriptedModel, tools = [BookTool, CountTool, PayTool]) => {
+  const agentOn = (model: ScriptedModel, tools = [BookTool, CountTool, PayTool], durableSteps = true) => {
     const store = connect(kind);
     if (kind !== 'memory') open.push(store);
-    return new Agent({ name: 'host', model, tools, store, durableSteps: true });
+    return new Agent({ name: 'host', model, tools, store, durableSteps });
   };
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
@@ -142,6 +142,23 @@ describe.each(['memory', 'sqlite', 'redis', 'postgres'] as Kind[])('context.elic
     const saved = await connect(kind).loadSession({ sessionId: session.sessionId });
     expect(saved!.pendingRun).toBeNull();
     expect(saved!.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+  });
+
+  it('without durable steps too, the finished calls of the paused response are not run again (their results kept with it)', async () => {
+    const session = who();
+    const tools = [BookTool, CountTool, PayTool];
+    await agentOn(new ScriptedModel([both]), tools, false).run('book', session);
+    const done = await agentOn(new ScriptedModel([echo]), tools, false).answer(session, 'c-book', {
+      action: 'accept',
+      content: { name: 'Ada', seats: 2 },
+    });
+    expect(done.status).toBe('completed');
+    expect(runs).toEqual({ book: 2, count: 1 });
+    expect(done.toolCalls.map((c) => [c.name, c.status])).toEqual([
+      ['book', 'ok'],
+      ['count', 'ok'],
+    ]);
+    expect(JSON.parse(done.toolCalls[1].result)).toEqual({ count: 1 });
   });
 
   it('an invalid answer reaches the tool as INVALID_INPUT; a declined one as the decline', async () => {
