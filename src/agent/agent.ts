@@ -12,7 +12,7 @@ import { emitToolCalls, type AgentEvent } from './events';
 import type { Model, ModelUsage } from './model';
 import { finish, streamEnded, streamFailed, type RunOutcome } from './run-end';
 import { runResult, waitsOnHuman, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
-import { uniqueCallIds } from './tool-runner';
+import { uniqueCallIds } from './call-ids';
 import type {
   AgentOptions,
   InputDecision,

@@ -2,6 +2,7 @@ import { InputUnavailableError } from '../errors/input-errors';
 import type { InputAnswer, InputRequest, InputSink } from '../session/elicitation';
 import type { ToolCall } from '../session/message';
 import { ApprovalDecisionError } from './errors';
+import { setOwn, type RunState, type SettledCall } from './run-state';
 import type { PendingInput, ResumeDecision } from './types';
 
 export type { PendingInput };
@@ -46,6 +47,28 @@ export function pausedInput(error: unknown, asked: Asked, call: ToolCall, args: 
   if (!(error instanceof InputPendingError) || !asked.request) return undefined;
   const request = JSON.parse(JSON.stringify(asked.request)) as InputRequest;
   return { toolCallId: call.id, name: call.name, arguments: typeof args === 'string' ? args : JSON.stringify(args), request };
+}
+
+/**
+ * The inputs a response's calls wait on, if any; then its finished calls are kept with the paused
+ * run (`state.settled`), so that when it resumes they are not run again.
+ */
+export function pausedOn(state: RunState, outcomes: readonly Outcome[]): PendingInput[] | undefined {
+  if (!outcomes.some((o) => o.input)) return undefined;
+  const settled: Record<string, SettledCall> = {};
+  for (const o of outcomes)
+    if (!o.input && !o.error && o.result !== undefined)
+      setOwn(settled, o.call.id, { status: o.status, result: o.result, ...(o.parts && { parts: o.parts }) });
+  state.settled = settled;
+  return outcomes.flatMap((o) => (o.input ? [o.input] : []));
+}
+
+/** What `pausedOn` reads of a call's outcome (tool-runner.ts). */
+interface Outcome extends Partial<Pick<SettledCall, 'result' | 'parts'>> {
+  call: ToolCall;
+  status: SettledCall['status'];
+  input?: PendingInput;
+  error?: unknown;
 }
 
 /** Whether a resume's entry answers an input (`{ action }`) rather than deciding an approval (`{ approve }`). */

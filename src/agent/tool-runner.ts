@@ -13,8 +13,8 @@ import type { HookSet } from './hooks';
 import type { Model } from './model';
 import { modelSampler } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
-import { pausedInput, pausingSink, type Asked, type PendingInput } from './input-pause';
-import { NO_APPROVALS, ownValue, setOwn, type RunState, type SettledCall, type StoredDecision } from './run-state';
+import { pausedInput, pausedOn, pausingSink, type Asked, type PendingInput } from './input-pause';
+import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
 
 interface CallOutcome {
@@ -117,15 +117,8 @@ export class ToolRunner {
       }
     }
 
-    if (outcomes.some((o) => o.input)) {
-      // The response's finished calls are kept with the paused run: when it resumes they are not run again.
-      const settled: Record<string, SettledCall> = {};
-      for (const o of outcomes)
-        if (!o.input && !o.error && o.result !== undefined)
-          setOwn(settled, o.call.id, { status: o.status, result: o.result, ...(o.parts && { parts: o.parts }) });
-      state.settled = settled;
-      return outcomes.flatMap((o) => (o.input ? [o.input] : []));
-    }
+    const inputs = pausedOn(state, outcomes); // the response waits on the person: nothing settles
+    if (inputs) return inputs;
     // Every call gets its result in the history first; only then do observers hear of errors.
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
@@ -373,17 +366,6 @@ async function recordedCall(steps: StepJournal, state: RunState, step: string, c
   for (const [key, value] of Object.entries(recorded.set ?? {})) state.context.setState(key, value);
   for (const key of recorded.deleted ?? []) state.context.forgetState(key);
   return recorded.result;
-}
-
-/** Gives each call an id unused in this run (`c1`, then `c1_2`…), so that one decision is one call. */
-export function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): ToolCall[] {
-  return calls.map((call) => {
-    const base = typeof call.id === 'string' && call.id !== '' ? call.id : 'call';
-    let id = base;
-    for (let n = 2; used.has(id); n++) id = `${base}_${n}`;
-    used.add(id);
-    return id === call.id ? call : { ...call, id };
-  });
 }
 
 /** A tool's `context.reportProgress`, as stream events. */

@@ -55,7 +55,7 @@ async function start(): Promise<string> {
 }
 
 type Part = UIMessage['parts'][number] & { state?: string; toolCallId?: string; output?: unknown; errorText?: string; data?: unknown };
-const partOf = (message: UIMessage, type: string) => message.parts.find((p) => p.type === type) as Part | undefined;
+const partOf = (message: UIMessage, type: string): Part | undefined => (message.parts as Part[]).find((p) => p.type === type);
 const FORM = {
   mode: 'form',
   message: 'Who is the table for?',
