@@ -33,6 +33,7 @@ export interface ChatHandlerOptions {
   /**
    * Who decides an approval sent from the chat, recorded with the decision. Default: the user.
    * Return null to refuse approvals from this request (403): for tools a reviewer, not the user, approves.
+   * Answers to a tool's questions (`context.elicit`) are the user's own and are taken either way.
    */
   approver?: (
     info: ChatRequestInfo,

@@ -8,7 +8,7 @@ import { IsInt, IsString, Min, MinLength } from 'class-validator';
 import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, Tool, type ToolInterface } from 'toolwright';
 import type { ModelRequest } from '../../src/agent/models';
 import type { UIMessage } from 'ai';
-import { createChatHandler } from '../../src/ai-sdk-ui';
+import { createChatHandler, type ChatHandlerOptions } from '../../src/ai-sdk-ui';
 import { listen, restoreChat, TestChat } from '../support/ui-chat';
 
 class NoInput {}
@@ -47,9 +47,9 @@ afterEach(async () => {
   booked.length = 0;
 });
 
-async function start(): Promise<string> {
+async function start(options: Partial<ChatHandlerOptions> = {}): Promise<string> {
   const agent = new Agent({ name: 'host', model: host(), tools: [BookTool], store: new InMemoryStore() });
-  const server = await listen(createChatHandler(agent, { userId: ({ headers }) => headers.get('x-user') ?? undefined }));
+  const server = await listen(createChatHandler(agent, { userId: ({ headers }) => headers.get('x-user') ?? undefined, ...options }));
   close = server.close;
   return server.url;
 }
@@ -147,5 +147,19 @@ describe('context.elicit behind useChat (AI SDK chat client, real server)', () =
     await declined;
     const last = chat.reply.parts.filter((p) => p.type === 'tool-book') as Part[];
     expect(last[last.length - 1]).toMatchObject({ state: 'output-available', output: { booked: false, action: 'decline' } });
+  });
+
+  it("a chat that may not approve (approver: () => null) still takes the user's own answer", async () => {
+    const url = await start({ approver: () => null });
+    const chat = new TestChat(url, { id: 'chat-ask-3', headers: { 'x-user': 'carol' } });
+    await chat.sendMessage({ text: 'Book a table' });
+    const id = partOf(chat.reply, 'tool-book')!.toolCallId!;
+    const continued = chat.nextResponse();
+    await chat.addToolOutput({ tool: 'book', toolCallId: id, output: { action: 'accept', content: { name: 'Cy', seats: 3 } } });
+    await chat.sendMessage();
+    await continued;
+    expect(chat.error).toBeUndefined();
+    expect(partOf(chat.reply, 'tool-book')).toMatchObject({ state: 'output-available', output: { booked: true, name: 'Cy', seats: 3 } });
+    expect(booked).toEqual(['Cy']);
   });
 });
