@@ -9,6 +9,7 @@ import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, Tool, type To
 import type { ModelRequest } from '../../src/agent/models';
 import type { UIMessage } from 'ai';
 import { createChatHandler, type ChatHandlerOptions } from '../../src/ai-sdk-ui';
+import { PAUSED_MESSAGE } from '../../src/ai-sdk-ui/chat-handler';
 import { listen, restoreChat, TestChat } from '../support/ui-chat';
 
 class NoInput {}
@@ -84,6 +85,13 @@ describe('context.elicit behind useChat (AI SDK chat client, real server)', () =
       data: { toolCallId: call.toolCallId, name: 'book', request: FORM },
     });
     expect(paused.metadata).toMatchObject({ status: 'paused' });
+    expect(asked).toBe(1);
+
+    // A message sent meanwhile (another tab) is refused in words for the person; nothing runs.
+    const other = new TestChat(url, { id: 'chat-ask-1', headers });
+    await other.sendMessage({ text: 'Hello?' });
+    expect(other.status).toBe('error');
+    expect(JSON.parse(other.error!.message)).toEqual({ error: { code: 'RUN_PAUSED', message: PAUSED_MESSAGE } });
     expect(asked).toBe(1);
 
     // A reloaded page shows the same question, on the same message.
