@@ -12,9 +12,19 @@ import { RunEventStream, type RunEvents } from './event-stream';
 import { emitToolCalls, type AgentEvent } from './events';
 import type { Model, ModelUsage } from './model';
 import { finish, streamEnded, streamFailed, type RunOutcome } from './run-end';
-import { runResult, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
-import { uniqueCallIds } from './tool-runner';
-import type { AgentOptions, ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, StepResult } from './types';
+import { runResult, waitsOnHuman, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
+import { uniqueCallIds } from './call-ids';
+import type {
+  AgentOptions,
+  InputDecision,
+  PendingApproval,
+  PendingInput,
+  ResumeDecision,
+  ResumeOptions,
+  RunOptions,
+  RunResult,
+  StepResult,
+} from './types';
 
 export type * from './types';
 
@@ -67,7 +77,7 @@ export class Agent<O = string> {
   }
 
   /** `resume` (approve / reject) as events, as `stream` yields them. */
-  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterableIterator<AgentEvent<O>> {
+  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): AsyncIterableIterator<AgentEvent<O>> {
     return new RunEventStream(options.signal, Agent.startResume, this, options, decisions) as AsyncIterableIterator<AgentEvent<O>>;
   }
 
@@ -78,7 +88,7 @@ export class Agent<O = string> {
    * are written, and the run claimed for running, atomically in the store: of two approvers at
    * once, one wins and the other gets RunClaimedError; the tools run once.
    */
-  resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult<O>> {
+  resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<O>> {
     return this.continue(options, decisions, undefined) as Promise<RunResult<O>>;
   }
 
@@ -92,6 +102,21 @@ export class Agent<O = string> {
   /** Rejects one pending call; the model sees the reason. */
   reject(options: ResumeOptions, toolCallId: string, reason: string): Promise<RunResult<O>> {
     return this.resume(options, { [toolCallId]: { approve: false, reason } });
+  }
+
+  /**
+   * Answers a call paused on the person's input (`context.elicit` / `elicitUrl`): `{ action: 'accept',
+   * content }` with the form's fields, or `decline` / `cancel`. The call runs again and gets the answer
+   * (checked against its input class: an invalid one is INVALID_INPUT to the tool). `resume` takes
+   * such answers beside approval decisions.
+   */
+  answer(options: ResumeOptions, toolCallId: string, answer: InputDecision): Promise<RunResult<O>> {
+    return this.resume(options, { [toolCallId]: answer });
+  }
+
+  /** The calls a session's paused run waits on for the person's input (empty when none). */
+  pendingInputs(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingInput[]> {
+    return this.parts.runs.pendingInputs(options);
   }
 
   /** The calls a session's paused run waits on (empty when nothing is paused). */
@@ -120,7 +145,7 @@ export class Agent<O = string> {
     cancel: Cancellation,
     agent: Agent<unknown>,
     options: ResumeOptions,
-    decisions: Readonly<Record<string, ApprovalDecision>>,
+    decisions: Readonly<Record<string, ResumeDecision>>,
   ) {
     return agent.continue(options, decisions, events, cancel);
   }
@@ -144,7 +169,7 @@ export class Agent<O = string> {
   /** `resume`, or with `events` a streamed resume (as `begin`). */
   private async continue(
     options: ResumeOptions,
-    decisions: Readonly<Record<string, ApprovalDecision>>,
+    decisions: Readonly<Record<string, ResumeDecision>>,
     events: RunEvents | undefined,
     cancel?: Cancellation,
   ): Promise<RunResult<unknown>> {
@@ -178,9 +203,9 @@ export class Agent<O = string> {
     let outcome: RunOutcome;
     try {
       // A resume that still waits on decisions: they were written by compare-and-set, the run stays paused.
-      const waiting = pending?.approvals.some((a) => !Object.hasOwn(pending.decisions, a.toolCallId)) === true;
-      if (pending && !waiting) await this.runDecided(state, pending);
-      const stored = waiting ? pending : state.stopped ? undefined : await this.loop(state);
+      const waiting = pending !== undefined && waitsOnHuman(pending);
+      const paused = pending && !waiting ? await this.runDecided(state, pending) : undefined;
+      const stored = waiting ? pending : (paused ?? (state.stopped ? undefined : await this.loop(state)));
       outcome = { failed: false, result: runResult(state, stored), stored, written: waiting };
     } catch (error) {
       outcome = { failed: true, error };
@@ -189,12 +214,26 @@ export class Agent<O = string> {
     return finish(end, state, outcome);
   }
 
-  /** The paused response's calls, every one decided: run as the model asked them. */
-  private async runDecided(state: RunState, pending: StoredRun): Promise<void> {
+  /** The paused response's calls, every one decided: run as the model asked them; the run paused again if one asks for input. */
+  private async runDecided(state: RunState, pending: StoredRun): Promise<StoredRun | undefined> {
     state.context.addMessage(pending.assistant);
     if (state.events) emitToolCalls(state.events, state.runId, state.turns, pending.assistant.toolCalls);
     const selection = await this.parts.catalog.select(state.context, state.input, state.tags);
-    await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
+    const inputs = await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
+    if (inputs.length) return this.pauseForInput(state, pending.assistant, inputs, pending.decisions);
+    state.settled = undefined;
+    return undefined;
+  }
+
+  /** A response whose calls wait on the person's input: stored with the paused run, not in the history (yet). */
+  private pauseForInput(
+    state: RunState,
+    assistant: StoredRun['assistant'],
+    inputs: PendingInput[],
+    decisions?: Record<string, StoredDecision>,
+  ): StoredRun {
+    state.context.retractMessage(assistant);
+    return this.parts.runs.pause(state, assistant, [], { inputs, decisions });
   }
 
   /** The loop: ask the model, run its calls, until it answers or a call needs approval. */
@@ -234,7 +273,8 @@ export class Agent<O = string> {
         }
       }
       context.addMessage(assistant);
-      await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
+      const inputs = await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
+      if (inputs.length) return this.pauseForInput(state, assistant, inputs);
       if (state.stopped) return undefined;
     }
   }
@@ -254,19 +294,19 @@ export class Agent<O = string> {
     return false;
   }
 
-  /** Runs one response's calls, then asks `stopWhen` whether the run ends here. */
+  /** Runs one response's calls, then asks `stopWhen` whether the run ends here; returns the inputs its calls wait on. */
   private async step(
     state: RunState,
     assistant: StoredRun['assistant'],
     selection: CatalogSelection,
     usage: ModelUsage,
     decisions?: Record<string, StoredDecision>,
-  ): Promise<void> {
+  ): Promise<PendingInput[]> {
     const before = state.records.length;
-    await this.parts.tools.runCalls(state, assistant.toolCalls, selection, decisions);
+    const inputs = await this.parts.tools.runCalls(state, assistant.toolCalls, selection, decisions);
     state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage });
     const stopWhen = this.parts.stopWhen;
-    if (!stopWhen) return;
+    if (inputs.length || !stopWhen) return inputs;
     const step: StepResult = {
       turn: state.turns,
       text: assistant.content,
@@ -276,6 +316,7 @@ export class Agent<O = string> {
       context: state.context,
     };
     if (await stopWhen(step)) state.stopped = true;
+    return inputs;
   }
 }
 

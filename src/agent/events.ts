@@ -2,12 +2,13 @@ import type { ToolProgress } from '../session/agent-context';
 import type { ToolLog } from '../session/tool-log';
 import type { ToolCall } from '../session/message';
 import type { ModelUsage } from './model';
-import type { PendingApproval, RunResult, ToolCallRecord } from './types';
+import type { PendingApproval, PendingInput, RunResult, ToolCallRecord } from './types';
 
 /**
  * What `agent.stream()` yields, in order: `run-start`; per model turn its `text-delta`s and
  * `tool-call`s, then each call's `tool-progress`es, `tool-log`s and `tool-result`, then `turn-end`; an
- * `approval-required` per call that waits for a human; last `run-end` with the same `RunResult`
+ * `approval-required` per call that waits for a human's decision and an `input-required` per call
+ * that waits for the person's input (`context.elicit`); last `run-end` with the same `RunResult`
  * `run()` returns. Events are plain data (JSON-serializable), so they can cross a wire unchanged.
  */
 export type AgentEvent<O = string> =
@@ -21,6 +22,8 @@ export type AgentEvent<O = string> =
   /** What the call did and what the model saw (`record.result`). */
   | { type: 'tool-result'; runId: string; turn: number; record: ToolCallRecord }
   | { type: 'approval-required'; runId: string; approval: PendingApproval }
+  /** A call paused on the person's input: show `input.request`, answer with `agent.answer` / `resume`. */
+  | { type: 'input-required'; runId: string; input: PendingInput }
   | { type: 'turn-end'; runId: string; turn: number; usage: ModelUsage }
   | { type: 'run-end'; runId: string; result: RunResult<O> };
 

@@ -91,13 +91,14 @@ async function saveEnded(
 }
 
 /**
- * A streamed run's last events, once it saved and its span ended: approval-required per call a
- * pause waits on, then run-end, which ends the stream (its reader's next read is done at once).
+ * A streamed run's last events, once it saved and its span ended: approval-required (input-required)
+ * per call a pause waits on, then run-end, which ends the stream (its reader's next read is done at once).
  */
 export function streamEnded(state: RunState, result: RunResult<unknown>): RunResult<unknown> {
   const events = state.events;
   if (events) {
     for (const approval of result.approvals) events.emit({ type: 'approval-required', runId: state.runId, approval });
+    for (const input of result.inputs ?? []) events.emit({ type: 'input-required', runId: state.runId, input });
     events.emit({ type: 'run-end', runId: state.runId, result });
   }
   return result;

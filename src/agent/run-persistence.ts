@@ -27,8 +27,11 @@ import {
   type StoredConversation,
   type StoredDecision,
   type StoredRun,
+  unansweredInputs,
 } from './run-state';
-import type { AgentOptions, ApprovalDecision, Approver, PendingApproval, ResumeOptions, RunOptions } from './types';
+import { isInputDecision, storedAnswer } from './input-pause';
+import type { InputAnswer } from '../session/elicitation';
+import type { AgentOptions, Approver, PendingApproval, PendingInput, ResumeDecision, ResumeOptions, RunOptions } from './types';
 
 type PersistenceOptions = Pick<AgentOptions, 'instructions' | 'historyLimit'> & { memoryAtStart: boolean; resumeLeaseMs: number };
 
@@ -57,11 +60,7 @@ export class RunPersistence {
   /** A new run: the session loaded and the user's input added; RunPausedError while the session has a paused run. */
   async openRun(options: RunOptions, input: string, signal: CancelSource | undefined): Promise<RunState> {
     const { state, pending } = await this.open(options, input, signal);
-    if (pending)
-      throw new RunPausedError(
-        options.sessionId,
-        pending.approvals.map((a) => a.toolCallId),
-      );
+    if (pending) throw new RunPausedError(options.sessionId, waitingIds(pending));
     state.context.setUserInput(input);
     state.context.addMessage({ role: 'user', content: input });
     return state;
@@ -70,7 +69,7 @@ export class RunPersistence {
   /** A resume: the paused run loaded and the decisions written (see `decide`); `next` is the run to go on with. */
   async openResume(
     options: ResumeOptions,
-    decisions: Readonly<Record<string, ApprovalDecision>>,
+    decisions: Readonly<Record<string, ResumeDecision>>,
     signal: CancelSource | undefined,
     checkEdit: (approval: PendingApproval, edited: string | Record<string, unknown>) => Promise<void>,
   ): Promise<{ state: RunState; next: StoredRun }> {
@@ -184,6 +183,14 @@ export class RunPersistence {
     return run ? run.approvals.filter((a) => !Object.hasOwn(run.decisions ?? {}, a.toolCallId)) : [];
   }
 
+  /** The calls a session's paused run waits on for the person's input (empty when none). */
+  async pendingInputs(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingInput[]> {
+    const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId }, { historyLimit: 0 });
+    if (snapshot && (snapshot.userId ?? null) !== (options.userId ?? null)) throw new SessionForbiddenError(options.sessionId);
+    const run = this.storedRun(snapshot);
+    return run ? unansweredInputs(run) : [];
+  }
+
   /** The whole stored conversation of a session its user may read (SessionForbiddenError otherwise; empty when missing). */
   async conversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation> {
     if (options.userId !== undefined) checkId('userId', options.userId);
@@ -198,7 +205,7 @@ export class RunPersistence {
 
   async pendingIds(key: SessionKey): Promise<string[]> {
     const run = this.storedRun(await this.store.loadSession(key, { historyLimit: 0 }).catch(() => undefined));
-    return run ? run.approvals.map((a) => a.toolCallId) : [];
+    return run ? waitingIds(run) : [];
   }
 
   /**
@@ -209,7 +216,7 @@ export class RunPersistence {
   async decide(
     state: RunState,
     pending: StoredRun,
-    decisions: Readonly<Record<string, ApprovalDecision>>,
+    decisions: Readonly<Record<string, ResumeDecision>>,
     approver: Approver | undefined,
     checkEdit: (approval: PendingApproval, edited: string | Record<string, unknown>) => Promise<void>,
   ): Promise<StoredRun> {
@@ -219,7 +226,20 @@ export class RunPersistence {
     const decidedAt = Date.now();
     const decided = alreadyDecided(state, decisions).filter((id) => !pending.approvals.some((a) => a.toolCallId === id));
     if (decided.length) throw new ApprovalAlreadyDecidedError(sessionId, decided);
+    const answers = copyAnswers(pending.answers);
+    const answered: Record<string, true> = { ...pending.answered };
     for (const [id, decision] of Object.entries(decisions)) {
+      const input = isInputDecision(decision) ? (pending.inputs ?? []).find((i) => i.toolCallId === id) : undefined;
+      if (input) {
+        if (Object.hasOwn(answered, id)) throw new ApprovalAlreadyDecidedError(sessionId, [id]);
+        setOwn(answers, id, [...(Object.hasOwn(answers, id) ? answers[id] : []), storedAnswer(id, input, decision as InputAnswer)]);
+        setOwn(answered, id, true as const);
+        continue;
+      }
+      if (isInputDecision(decision))
+        throw new ApprovalDecisionError(
+          `Tool call "${id}" is not waiting for input. Pending: ${waitingIds(pending).join(', ') || 'none'}.`,
+        );
       const approval = pending.approvals.find((a) => a.toolCallId === id);
       if (!approval) {
         throw new ApprovalDecisionError(
@@ -235,21 +255,30 @@ export class RunPersistence {
       if (decision.approve && decision.arguments !== undefined) await checkEdit(approval, decision.arguments);
       setOwn(merged, id, { ...decision, ...(approver ? { approver } : {}), decidedAt });
     }
-    const complete = pending.approvals.every((a) => Object.hasOwn(merged, a.toolCallId));
+    const complete =
+      pending.approvals.every((a) => Object.hasOwn(merged, a.toolCallId)) &&
+      (pending.inputs ?? []).every((i) => Object.hasOwn(answered, i.toolCallId));
     if (complete && pending.claim && decidedAt - pending.claim.at < this.options.resumeLeaseMs)
       throw new RunClaimedError(sessionId, pending.runId);
-    const next: StoredRun = { ...pending, decisions: merged };
+    const next: StoredRun = { ...pending, decisions: merged, ...(pending.inputs?.length ? { answers, answered } : {}) };
     // Claimed before anything runs; a claim left by a process that died expires after resumeLeaseMs.
     if (complete) next.claim = { id: randomUUID(), at: decidedAt };
     else delete next.claim;
     if (!(await this.store.compareAndSetPendingRun(state.key, pending, next))) throw new RunClaimedError(sessionId, pending.runId);
     state.stored = JSON.parse(JSON.stringify(next)) as StoredRun; // as stored: the run mutates `next` (records, usage)
     state.approver = approver;
+    state.answers = next.answers;
+    state.settled = next.settled;
     return next;
   }
 
   /** The paused run to store when calls need a decision. */
-  pause(state: RunState, assistant: StoredRun['assistant'], approvals: PendingApproval[]): StoredRun {
+  pause(
+    state: RunState,
+    assistant: StoredRun['assistant'],
+    approvals: PendingApproval[],
+    inputs?: { inputs: PendingInput[]; decisions?: Record<string, StoredDecision> },
+  ): StoredRun {
     return {
       kind: 'toolwright.run',
       version: 1,
@@ -261,7 +290,8 @@ export class RunPersistence {
       turns: state.turns,
       assistant,
       approvals,
-      decisions: {},
+      decisions: inputs?.decisions ?? {},
+      ...(inputs && { inputs: inputs.inputs, answers: copyAnswers(state.answers), settled: state.settled ?? {} }),
       records: state.records,
       usage: state.usage,
       failures: state.failures,
@@ -320,6 +350,17 @@ export class RunPersistence {
     const { claim: _claim, ...released } = claimed;
     await this.store.compareAndSetPendingRun(state.key, claimed, released).catch(() => undefined);
   }
+}
+
+/** The ids a paused run waits on: its approvals, its unanswered inputs. */
+function waitingIds(run: StoredRun): string[] {
+  return [...run.approvals.map((a) => a.toolCallId), ...unansweredInputs(run).map((i) => i.toolCallId)];
+}
+
+function copyAnswers(answers: Record<string, InputAnswer[]> | undefined): Record<string, InputAnswer[]> {
+  const copy: Record<string, InputAnswer[]> = {};
+  for (const [id, list] of Object.entries(answers ?? {})) setOwn(copy, id, [...list]);
+  return copy;
 }
 
 /**

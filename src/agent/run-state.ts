@@ -7,7 +7,16 @@ import type { CancelSource } from '../registry/cancellation';
 import { ApprovalDecisionError } from './errors';
 import type { RunEvents } from './event-stream';
 import type { ModelUsage } from './model';
-import type { ApprovalDecision, Approver, PendingApproval, ResumeOptions, RunResult, ToolCallRecord } from './types';
+import type { ContentPart } from '../content/tool-content';
+import type { InputAnswer } from '../session/elicitation';
+import type { ApprovalDecision, Approver, PendingApproval, PendingInput, ResumeOptions, RunResult, ToolCallRecord } from './types';
+
+/** A call of a response paused on another call's input that had finished: its result, as the model will see it. */
+export interface SettledCall {
+  status: ToolCallRecord['status'];
+  result: string;
+  parts?: readonly ContentPart[];
+}
 
 /* A run's state: what one run holds in this process, the paused run as stored, the run log, what a run returns. */
 
@@ -25,9 +34,17 @@ export interface StoredRun {
   approvals: PendingApproval[];
   /** By tool call id (own keys only: ids are the model's). */
   decisions: Record<string, StoredDecision>;
+  /** Calls paused on the person's input (`context.elicit`); absent when none. */
+  inputs?: PendingInput[];
+  /** The person's answers so far, by tool call id, in the order the call asked (see input-pause.ts). */
+  answers?: Record<string, InputAnswer[]>;
   records: ToolCallRecord[];
   usage: ModelUsage;
   failures: Record<string, number>;
+  /** The paused response's calls that finished (results kept, not run again on resume); absent when none. */
+  settled?: Record<string, SettledCall>;
+  /** The ids of `inputs` answered since the run paused on them. */
+  answered?: Record<string, true>;
   /** Set while one process resumes the run (see `resumeLeaseMs`). */
   claim?: { id: string; at: number };
   /** What the run's idempotency keys derive from (see RunState.callScope); a run paused before it existed uses its runId. */
@@ -69,6 +86,10 @@ export interface RunState {
    */
   callScope: string;
   approver?: Approver;
+  /** The paused run's answers to its calls' input requests, replayed when the calls run again. */
+  answers?: Record<string, InputAnswer[]>;
+  /** The response's calls that finished before it paused on an input (see StoredRun.settled). */
+  settled?: Record<string, SettledCall>;
   stopped?: boolean;
   /** The structured final answer, when the agent declares `output`. */
   structured?: object;
@@ -115,6 +136,17 @@ export function inputHash(input: string): string {
 }
 
 export const NO_APPROVALS: PendingApproval[] = [];
+export const NO_INPUTS: PendingInput[] = [];
+
+/** The paused run's inputs still waiting for an answer (each answer written at resume is one call's next one). */
+export function unansweredInputs(run: StoredRun): PendingInput[] {
+  return (run.inputs ?? []).filter((i) => !Object.hasOwn(run.answered ?? {}, i.toolCallId));
+}
+
+/** Whether a paused run still waits on a human: an undecided approval or an unanswered input. */
+export function waitsOnHuman(run: StoredRun): boolean {
+  return run.approvals.some((a) => !Object.hasOwn(run.decisions, a.toolCallId)) || unansweredInputs(run).length > 0;
+}
 
 /** What `run`/`resume` return, from the run's state and the paused run (if it paused). */
 export function runResult(state: RunState, paused: StoredRun | undefined): RunResult<unknown> {
@@ -134,6 +166,7 @@ export function runResult(state: RunState, paused: StoredRun | undefined): RunRe
     turns: state.turns,
     durationMs: Date.now() - state.startedAt,
     approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
+    inputs: paused ? unansweredInputs(paused) : NO_INPUTS,
     ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
   };
 }

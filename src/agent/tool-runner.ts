@@ -13,6 +13,7 @@ import type { HookSet } from './hooks';
 import type { Model } from './model';
 import { usageSinks } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
+import { pausedInput, pausedOn, pausingSink, type Asked, type PendingInput } from './input-pause';
 import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
 
@@ -27,6 +28,7 @@ interface CallOutcome {
   approval?: ApprovalRecord;
   /** A ToolContent result's parts (none when an after-hook replaced the result). */
   parts?: readonly ContentPart[];
+  input?: PendingInput; // waits for the person's input (`context.elicit`): the response pauses, no call settles
 }
 
 interface ToolPlan {
@@ -87,14 +89,14 @@ export class ToolRunner {
   /**
    * Runs one response's calls: consecutive ordinary calls concurrently (up to maxConcurrency), a
    * sequential tool alone. Every call settles, then results go to the history in call order; only
-   * then does a failure (retry budget, `throw` boundary, cancellation) end the run.
+   * then does a failure (retry budget, `throw` boundary, cancellation) end the run. Inputs asked: returned, nothing settles.
    */
   async runCalls(
     state: RunState,
     calls: readonly ToolCall[],
     selection: CatalogSelection,
     decisions?: Record<string, StoredDecision>,
-  ): Promise<void> {
+  ): Promise<PendingInput[]> {
     this.sync();
     const outcomes: CallOutcome[] = new Array(calls.length);
     const exec = async (i: number) => {
@@ -115,6 +117,8 @@ export class ToolRunner {
       }
     }
 
+    const inputs = pausedOn(state, outcomes); // the response waits on the person: nothing settles
+    if (inputs) return inputs;
     // Every call gets its result in the history first; only then do observers hear of errors.
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
@@ -133,6 +137,7 @@ export class ToolRunner {
       }
     }
     if (failure) throw failure();
+    return [];
   }
 
   private sync(): void {
@@ -220,6 +225,7 @@ export class ToolRunner {
     decision: StoredDecision | undefined,
   ): Promise<CallOutcome> {
     const started = performance.now();
+    const asked: Asked = {}; // the call's unanswered `context.elicit` request, if any
     let args: string | Record<string, unknown> = call.arguments;
     const approval = decision && approvalRecord(decision);
     const outcome = (status: CallOutcome['status'], result: string | undefined, error?: ToolwrightError): CallOutcome => ({
@@ -231,6 +237,8 @@ export class ToolRunner {
       durationMs: performance.now() - started,
       approval,
     });
+    const done = ownValue(state.settled, call.id); // finished before the run paused on another call's input
+    if (done) return { ...outcome(done.status, done.result), ...(done.parts && { parts: done.parts }) };
     try {
       if (selection.offered && !selection.offered.has(call.name)) throw new ToolNotFoundError(call.name, [...selection.offered]);
       if (decision) {
@@ -258,6 +266,7 @@ export class ToolRunner {
         onProgress: state.events && progressTo(state.events, state.runId, call),
         onLog: state.events && logTo(state.events, state.runId, call),
         ...usageSinks(this.options.sampler, state.usage),
+        onElicit: pausingSink(ownValue(state.answers, call.id), asked),
       };
       const steps = this.options.steps;
       let result = steps
@@ -273,6 +282,8 @@ export class ToolRunner {
     } catch (error) {
       // The journal's store failed, or another process runs this call: the run stops (nothing is saved).
       if (fromJournal(error)) throw error;
+      const input = pausedInput(error, asked, call, args); // the tool's request waits for the person: the run pauses
+      if (input) return { ...outcome('ok', undefined), input };
       // A hook that throws is an unexpected failure like a tool that throws.
       return outcome('error', undefined, error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error));
     }
@@ -355,17 +366,6 @@ async function recordedCall(steps: StepJournal, state: RunState, step: string, c
   for (const [key, value] of Object.entries(recorded.set ?? {})) state.context.setState(key, value);
   for (const key of recorded.deleted ?? []) state.context.forgetState(key);
   return recorded.result;
-}
-
-/** Gives each call an id unused in this run (`c1`, then `c1_2`…), so that one decision is one call. */
-export function uniqueCallIds(calls: readonly ToolCall[], used: Set<string>): ToolCall[] {
-  return calls.map((call) => {
-    const base = typeof call.id === 'string' && call.id !== '' ? call.id : 'call';
-    let id = base;
-    for (let n = 2; used.has(id); n++) id = `${base}_${n}`;
-    used.add(id);
-    return id === call.id ? call : { ...call, id };
-  });
 }
 
 /** A tool's `context.reportProgress`, as stream events. */

@@ -6,6 +6,7 @@ import type { ClassType } from '../metadata/types';
 import type { ToolRegistry } from '../registry/tool-registry';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { ToolCall } from '../session/message';
+import type { InputAnswer, InputRequest } from '../session/elicitation';
 import type { SessionStore } from '../stores/store';
 import type { TracingOptions } from '../tracing/options';
 import type { CatalogOptions } from './catalog';
@@ -183,6 +184,28 @@ export interface PendingApproval {
   args: unknown;
 }
 
+/**
+ * A call whose tool asked the person for input (`context.elicit` / `elicitUrl`): the run paused on it
+ * until the app answers through `resume` / `answer`, then the call runs again and gets that answer.
+ */
+export interface PendingInput {
+  toolCallId: string;
+  name: string;
+  /** The call's arguments (JSON), as it runs. */
+  arguments: string;
+  /** What to show the person: a form (`message`, `requestedSchema`) or a URL to open (`message`, `url`). */
+  request: InputRequest;
+}
+
+/**
+ * A person's answer to a pending input, as MCP elicitation has it: `accept` with the form's content
+ * (checked against the tool's input class when the call runs again; for a URL, no content), or `decline` / `cancel`.
+ */
+export type InputDecision = InputAnswer;
+
+/** What `resume` takes per tool call id: an approval decision, or the answer to a pending input. */
+export type ResumeDecision = ApprovalDecision | InputDecision;
+
 export type ApprovalDecision =
   | { approve: true; /** Run with these arguments instead (validated like the model's). */ arguments?: string | Record<string, unknown> }
   | { approve: false; /** Shown to the model. */ reason: string };
@@ -203,6 +226,11 @@ export interface RunResult<O = string> {
   durationMs: number;
   /** The calls waiting for a decision when `status` is `paused`. */
   approvals: PendingApproval[];
+  /**
+   * The calls waiting for the person's input (`context.elicit`) when `status` is `paused`. The
+   * runner always sets it (empty when none); optional for results an app builds itself.
+   */
+  inputs?: PendingInput[];
   /** Set when `stopWhen` ended the run. */
   stoppedBy?: 'stopWhen';
 }

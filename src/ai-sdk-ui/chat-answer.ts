@@ -9,9 +9,9 @@ export type Answer =
   | { status: number; headers: Record<string, string>; json: unknown }
   | { stream: AsyncGenerator<string>; abort: (reason?: unknown) => void };
 
-/** The 409 a message gets while the chat waits for an approval: words for the person at the page. */
+/** The 409 a message gets while the chat waits for an approval or an answer: words for the person at the page. */
 export const PAUSED_MESSAGE =
-  'This chat is waiting for you to approve or deny an action. Answer that request first, then send your message again.';
+  'This chat is waiting for you to approve or deny an action, or to answer a question. Answer that request first, then send your message again.';
 
 /** The 503 while the store is down: no backend's error text (hosts, ports) reaches the browser. */
 export const STORE_UNAVAILABLE_MESSAGE = "The chat's storage is unavailable right now; try again in a moment.";

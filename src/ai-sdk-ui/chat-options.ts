@@ -2,18 +2,18 @@
  * What createChatHandler is given: the agent it serves and the app's options, with their defaults
  * and the checks made once, when the handler is created.
  */
-import type { ApprovalDecision, Approver, ResumeOptions, RunOptions, RunResult } from '../agent/agent';
+import type { Approver, ResumeDecision, ResumeOptions, RunOptions, RunResult } from '../agent/agent';
 import type { StoredConversation } from '../agent/run-state';
 import type { AgentEvent } from '../agent/events';
 import { ToolwrightConfigError } from '../errors/errors';
 import type { ChatRequestInfo } from './chat-request';
 
-/** What the handler needs of an Agent: `stream`, and a streaming or plain resume for approvals. */
+/** What the handler needs of an Agent: `stream`, and a streaming or plain resume for approvals and input answers. */
 export interface ChatAgent {
   stream(input: string, options: RunOptions): AsyncIterable<AgentEvent<unknown>>;
-  resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult>;
+  resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult>;
   /** When the agent has it, approvals stream too; otherwise `resume`'s result is sent when it is done. */
-  streamResume?(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): AsyncIterable<AgentEvent<unknown>>;
+  streamResume?(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): AsyncIterable<AgentEvent<unknown>>;
   /** The stored chat, for `GET ?id=` (an Agent has it); without it the endpoint takes POST only. */
   loadConversation?(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
 }
@@ -33,6 +33,7 @@ export interface ChatHandlerOptions {
   /**
    * Who decides an approval sent from the chat, recorded with the decision. Default: the user.
    * Return null to refuse approvals from this request (403): for tools a reviewer, not the user, approves.
+   * Answers to a tool's questions (`context.elicit`) are the user's own and are taken either way.
    */
   approver?: (
     info: ChatRequestInfo,

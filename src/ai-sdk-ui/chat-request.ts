@@ -3,7 +3,7 @@
  * `DefaultChatTransport` sends, and what its last message asks (a user's text or approval decisions).
  */
 import type { IncomingMessage } from 'node:http';
-import type { ApprovalDecision } from '../agent/agent';
+import type { ApprovalDecision, InputDecision, ResumeDecision } from '../agent/agent';
 import { ToolwrightError, type ErrorCode } from '../errors/errors';
 import { approvalIdOf } from './ui-message-protocol';
 
@@ -121,23 +121,43 @@ export function isToolPart(part: ChatMessagePart): boolean {
   return (part.type.startsWith('tool-') || part.type === 'dynamic-tool') && typeof part.toolCallId === 'string';
 }
 
-/** The decisions of an assistant message's `approval-responded` tool parts, by tool call id. */
-export function approvalResponses(message: ChatMessage): Record<string, ApprovalDecision> {
-  const decisions: Record<string, ApprovalDecision> = {};
+/**
+ * The decisions of an assistant message's `approval-responded` tool parts, and the answers of its
+ * asked calls (a `data-tool-input` part; the tool part's output set by `addToolOutput`), by tool call id.
+ */
+export function approvalResponses(message: ChatMessage): Record<string, ResumeDecision> {
+  const decisions: Record<string, ResumeDecision> = {};
+  const asked = new Set(message.parts.filter((p) => p.type === 'data-tool-input' && typeof p.id === 'string').map((p) => p.id));
   for (const part of message.parts) {
-    if (!isToolPart(part) || part.state !== 'approval-responded') continue;
+    if (!isToolPart(part)) continue;
     const toolCallId = part.toolCallId as string;
+    const answer = part.state === 'output-available' && asked.has(toolCallId) ? inputAnswer(part.output) : undefined;
+    if (part.state !== 'approval-responded' && !answer) continue;
     // defineProperty: a call id such as "__proto__" stays a key of its own.
     Object.defineProperty(decisions, toolCallId, {
-      value: approvalDecision(toolCallId, part.approval),
+      value: answer ?? approvalDecision(toolCallId, part.approval),
       enumerable: true,
       writable: true,
       configurable: true,
     });
   }
   if (Object.keys(decisions).length === 0)
-    throw new ChatRequestError(400, "The last message is the assistant's but carries no approval response: send a user message.");
+    throw new ChatRequestError(
+      400,
+      "The last message is the assistant's but carries no approval response or input answer: send a user message.",
+    );
   return decisions;
+}
+
+/**
+ * An asked call's output as an answer: `{ action, content? }` only (the agent checks it further). A
+ * call whose result the server sent since (its data part stays) has some other output: not an answer.
+ */
+function inputAnswer(output: unknown): InputDecision | undefined {
+  if (typeof output !== 'object' || output === null || Array.isArray(output)) return undefined;
+  const { action, content, ...rest } = output as { action?: unknown; content?: unknown };
+  if (Object.keys(rest).length > 0 || (action !== 'accept' && action !== 'decline' && action !== 'cancel')) return undefined;
+  return action === 'accept' ? { action, content } : { action };
 }
 
 function approvalDecision(toolCallId: string, value: unknown): ApprovalDecision {

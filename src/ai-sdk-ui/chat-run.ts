@@ -52,8 +52,10 @@ async function resume(
 ): Promise<ChatRun> {
   const decisions = approvalResponses(last);
   const approver = options.approver ? await options.approver(info, run.userId) : run.userId;
-  if (approver === null) throw new ChatRequestError(403, 'Approvals are not decided from this chat.');
-  const resumeOptions: ResumeOptions = approver === undefined ? run : { ...run, approver };
+  // An input's answer is the person's own (their form, their page): only approvals need an approver.
+  const approving = Object.values(decisions).some((d) => 'approve' in d);
+  if (approver === null && approving) throw new ChatRequestError(403, 'Approvals are not decided from this chat.');
+  const resumeOptions: ResumeOptions = approver == null ? run : { ...run, approver };
   const events = agent.streamResume
     ? agent.streamResume(resumeOptions, decisions)
     : runResultEvents(agent.resume(resumeOptions, decisions));

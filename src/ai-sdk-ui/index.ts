@@ -23,4 +23,11 @@ export {
   approvalIdOf,
   UI_MESSAGE_STREAM_HEADERS,
 } from './ui-message-stream';
-export type { UIMessageChunk, UIMessageStreamOptions, UIFinishReason, RunMessageMetadata, ToolProgressData } from './ui-message-stream';
+export type {
+  UIMessageChunk,
+  UIMessageStreamOptions,
+  UIFinishReason,
+  RunMessageMetadata,
+  ToolInputData,
+  ToolProgressData,
+} from './ui-message-stream';

@@ -2,7 +2,7 @@
  * One UI message's chunks, event by event: the state that spans events (whether `start` was sent,
  * the open step and text part, the calls the client shows) lives here, one method per event kind.
  */
-import type { PendingApproval, RunResult, ToolCallRecord } from '../agent/agent';
+import type { PendingApproval, PendingInput, RunResult, ToolCallRecord } from '../agent/agent';
 import type { AgentEvent } from '../agent/events';
 import { ToolwrightError } from '../errors/errors';
 import { approvalIdOf, type ToolProgressData, type UIMessageChunk, type UIMessageStreamOptions } from './ui-message-protocol';
@@ -54,6 +54,9 @@ export class UIMessageChunker {
         break;
       case 'approval-required':
         yield* this.approvalRequired(event.approval);
+        break;
+      case 'input-required':
+        yield* this.inputRequired(event.input);
         break;
       case 'turn-end':
         yield* this.closeStep();
@@ -108,6 +111,20 @@ export class UIMessageChunker {
   private *approvalRequired(approval: PendingApproval): Generator<UIMessageChunk> {
     yield* this.settle(approval.toolCallId, approval.name, approval.arguments);
     yield { type: 'tool-approval-request', approvalId: approvalIdOf(approval.toolCallId), toolCallId: approval.toolCallId };
+  }
+
+  /**
+   * The call waits on the person's input: its part back to `input-available` (the client may show
+   * the previous answer as its output: the call asks again) and the request as `data-tool-input`.
+   */
+  private *inputRequired(input: PendingInput): Generator<UIMessageChunk> {
+    if (this.announced.has(input.toolCallId)) this.announced.delete(input.toolCallId);
+    yield* this.settle(input.toolCallId, input.name, input.arguments);
+    yield {
+      type: 'data-tool-input',
+      id: input.toolCallId,
+      data: { toolCallId: input.toolCallId, name: input.name, request: input.request },
+    };
   }
 
   /** Before a call's result or approval request: its part, unless the client shows it already. */

@@ -3,6 +3,7 @@
  * `finish` carries, and the options of the conversion.
  */
 import type { RunResult } from '../agent/agent';
+import type { InputRequest } from '../session/elicitation';
 
 export type UIFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
 
@@ -25,6 +26,18 @@ export interface ToolProgressData {
 }
 
 /**
+ * A call paused on the person's input (`context.elicit`): a `data-tool-input` part (id: the call's id)
+ * beside the call's `input-available` part. The page shows `request` (a form's `requestedSchema`, or a
+ * URL to open) and answers with `addToolOutput({ tool, toolCallId, output: { action: 'accept', content }
+ * })` (or `{ action: 'decline' }` / `{ action: 'cancel' }`), sent like an approval response.
+ */
+export interface ToolInputData {
+  toolCallId: string;
+  name: string;
+  request: InputRequest;
+}
+
+/**
  * The chunks toolwright writes: a subset of the AI SDK v6 `UIMessageChunk` union (its
  * `uiMessageChunkSchema`), field for field; the tests check each one against that schema.
  */
@@ -41,6 +54,7 @@ export type UIMessageChunk =
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
   | { type: 'data-tool-progress'; id: string; data: ToolProgressData }
+  | { type: 'data-tool-input'; id: string; data: ToolInputData }
   | { type: 'finish-step' }
   | { type: 'finish'; finishReason: UIFinishReason; messageMetadata: RunMessageMetadata }
   | { type: 'error'; errorText: string };

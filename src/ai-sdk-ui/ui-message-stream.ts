@@ -9,7 +9,14 @@ import type { UIMessageChunk, UIMessageStreamOptions } from './ui-message-protoc
 
 export { defaultErrorText } from './ui-message-chunks';
 export { approvalIdOf } from './ui-message-protocol';
-export type { RunMessageMetadata, ToolProgressData, UIFinishReason, UIMessageChunk, UIMessageStreamOptions } from './ui-message-protocol';
+export type {
+  RunMessageMetadata,
+  ToolInputData,
+  ToolProgressData,
+  UIFinishReason,
+  UIMessageChunk,
+  UIMessageStreamOptions,
+} from './ui-message-protocol';
 
 /** The response headers the AI SDK's client expects (`UI_MESSAGE_STREAM_HEADERS` in `ai` v6). */
 export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -50,7 +57,7 @@ export async function* toServerSentEvents(chunks: AsyncIterable<UIMessageChunk>)
 
 /**
  * The events of a run that was not streamed (an agent without a streaming resume), from its
- * RunResult: every call's result, the final text, the approvals it waits on, the end.
+ * RunResult: every call's result, the final text, the approvals and inputs it waits on, the end.
  */
 export async function* runResultEvents(result: RunResult | Promise<RunResult>): AsyncGenerator<AgentEvent<unknown>> {
   const done = await result;
@@ -59,5 +66,6 @@ export async function* runResultEvents(result: RunResult | Promise<RunResult>): 
   for (const record of done.toolCalls) yield { type: 'tool-result', runId, turn: turns, record };
   if (done.text) yield { type: 'text-delta', runId, turn: turns, delta: done.text };
   for (const approval of done.approvals) yield { type: 'approval-required', runId, approval };
+  for (const input of done.inputs ?? []) yield { type: 'input-required', runId, input };
   yield { type: 'run-end', runId, result: done };
 }

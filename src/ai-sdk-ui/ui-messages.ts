@@ -2,12 +2,12 @@
  * A stored conversation as the AI SDK's `UIMessage`s, the way the live stream built them, so a
  * reloaded `useChat` page shows the chat again (`useChat({ messages })`): user text, per model
  * turn a `step-start`, its text and its tool parts in their states, the paused run's calls waiting
- * for approval, and each assistant message with the id and metadata its stream gave. Pure: no
+ * for approval or input, and each assistant message with the id and metadata its stream gave. Pure: no
  * I/O, nothing from the `ai` package.
  */
-import { inputHash, type RunLogEntry, type StoredConversation } from '../agent/run-state';
+import { inputHash, unansweredInputs, type RunLogEntry, type StoredConversation, type StoredRun } from '../agent/run-state';
 import type { Message, ToolCall } from '../session/message';
-import { approvalIdOf, type RunMessageMetadata } from './ui-message-stream';
+import { approvalIdOf, type RunMessageMetadata, type ToolInputData } from './ui-message-stream';
 
 export interface UITextPart {
   type: 'text';
@@ -25,7 +25,7 @@ export type UIToolPart = { type: `tool-${string}`; toolCallId: string } & (
   | { state: 'output-denied'; input: unknown; approval: { id: string; approved: false; reason?: string } }
 );
 
-export type UIMessagePart = { type: 'step-start' } | UITextPart | UIToolPart;
+export type UIMessagePart = { type: 'step-start' } | UITextPart | UIToolPart | { type: 'data-tool-input'; id: string; data: ToolInputData };
 
 /** An AI SDK `UIMessage` (assignable to `UIMessage<RunMessageMetadata>`). */
 export interface RestoredUIMessage {
@@ -109,21 +109,24 @@ export function toUIMessages(conversation: StoredConversation, sessionId: string
     paused.metadata = { runId: pendingRun.runId, sessionId, status: 'paused', turns: pendingRun.turns, usage: pendingRun.usage };
     const waiting = new Set(pendingRun.approvals.map((a) => a.toolCallId));
     for (const part of turn(pendingRun.assistant.content, pendingRun.assistant.toolCalls)) {
-      if (!waiting.has(part.toolCallId) || !('input' in part)) continue;
-      const approval = { id: approvalIdOf(part.toolCallId) };
-      const decision = Object.hasOwn(pendingRun.decisions, part.toolCallId) ? pendingRun.decisions[part.toolCallId] : undefined;
-      Object.assign(
-        part,
-        decision === undefined
-          ? { state: 'approval-requested', approval }
-          : {
-              state: 'approval-responded',
-              approval: decision.approve ? { ...approval, approved: true } : { ...approval, approved: false, reason: decision.reason },
-            },
-      );
+      if (waiting.has(part.toolCallId) && 'input' in part) Object.assign(part, approvalState(pendingRun, part.toolCallId));
     }
+    // Calls asked for the person's input: their parts stay `input-available`, the request beside them (as streamed).
+    for (const { toolCallId, name, request } of unansweredInputs(pendingRun))
+      paused.parts.push({ type: 'data-tool-input', id: toolCallId, data: { toolCallId, name, request } });
   }
   return messages;
+}
+
+/** A paused call's approval, as its part shows it: requested, or decided (not run yet). */
+function approvalState(pendingRun: StoredRun, toolCallId: string): Partial<UIToolPart> {
+  const approval = { id: approvalIdOf(toolCallId) };
+  const decision = Object.hasOwn(pendingRun.decisions, toolCallId) ? pendingRun.decisions[toolCallId] : undefined;
+  if (decision === undefined) return { state: 'approval-requested', approval };
+  return {
+    state: 'approval-responded',
+    approval: decision.approve ? { ...approval, approved: true } : { ...approval, approved: false, reason: decision.reason },
+  };
 }
 
 /**

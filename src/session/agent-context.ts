@@ -247,6 +247,19 @@ export class AgentContext {
     this.data.appended.push(message);
   }
 
+  /**
+   * Takes back a message this context added and has not saved yet (the runner's, for a response
+   * that paused on the person's input: it is stored with the paused run instead). False otherwise.
+   */
+  retractMessage(message: Message): boolean {
+    const h = this.data.history.lastIndexOf(message);
+    const a = this.data.appended.lastIndexOf(message);
+    if (h < 0 || a < 0) return false;
+    this.data.history.splice(h, 1);
+    this.data.appended.splice(a, 1);
+    return true;
+  }
+
   setConversationHistory(messages: readonly Message[]): void {
     this.data.history = [...messages];
     this.data.replacedHistory = [...messages];

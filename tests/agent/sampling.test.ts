@@ -99,11 +99,13 @@ describe('context.sample in the agent runner', () => {
 });
 
 describe('context.elicit in the agent runner', () => {
-  it('is INPUT_UNAVAILABLE: no one is asked mid-run, and the model is told so', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'ask_name', arguments: {} }] }, { text: 'I will ask in the chat' }]);
+  // Answering it: tests/agent/elicit-pause.test.ts.
+  it("pauses the run on the person's input, as an approval does; the model is not asked again", async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'ask_name', arguments: {} }] }, { text: 'not reached' }]);
     const agent = new Agent({ name: 'a', model, tools: [AskNameTool], store: new InMemoryStore() });
     const result = await run(agent, 's-elicit');
-    expect(result.output).toBe('I will ask in the chat');
-    expect(result.toolCalls[0]).toMatchObject({ status: 'error', code: 'INPUT_UNAVAILABLE' });
+    expect(result.status).toBe('paused');
+    expect(result.inputs).toEqual([expect.objectContaining({ name: 'ask_name', request: expect.objectContaining({ mode: 'form' }) })]);
+    expect(model.requests).toHaveLength(1);
   });
 });

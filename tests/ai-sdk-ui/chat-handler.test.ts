@@ -4,7 +4,7 @@
  * door), the agent a hand-fed stream of AgentEvents.
  */
 import { request as httpRequest } from 'node:http';
-import type { ApprovalDecision, PendingApproval, ResumeOptions, RunOptions, RunResult, ToolCallRecord } from '../../src/agent/agent';
+import type { PendingApproval, ResumeDecision, ResumeOptions, RunOptions, RunResult, ToolCallRecord } from '../../src/agent/agent';
 import { ModelCallFailedError } from '../../src/agent/errors';
 import { SessionForbiddenError } from '../../src/errors/session-forbidden';
 import type { AgentEvent } from '../../src/agent/events';
@@ -43,7 +43,7 @@ const failing =
 /** An agent whose runs are scripted event by event; records what the handler asked of it. */
 class FakeAgent implements ChatAgent {
   runs: Array<{ input: string; options: RunOptions }> = [];
-  resumes: Array<{ options: ResumeOptions; decisions: Readonly<Record<string, ApprovalDecision>> }> = [];
+  resumes: Array<{ options: ResumeOptions; decisions: Readonly<Record<string, ResumeDecision>> }> = [];
   /** Set to stream resumes; left unset, `resume` answers with `resumeResult`. */
   streamResume?: ChatAgent['streamResume'];
   resumeResult?: (options: ResumeOptions) => RunResult;
@@ -55,7 +55,7 @@ class FakeAgent implements ChatAgent {
     return this.script(options);
   }
 
-  async resume(options: ResumeOptions, decisions: Readonly<Record<string, ApprovalDecision>>): Promise<RunResult> {
+  async resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult> {
     this.resumes.push({ options, decisions });
     if (!this.resumeResult) throw new Error('no resume scripted');
     return this.resumeResult(options);
