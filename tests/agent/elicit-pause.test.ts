@@ -139,7 +139,9 @@ describe.each(['memory', 'sqlite', 'redis', 'postgres'] as Kind[])('context.elic
     expect(runs).toEqual({ book: 2, count: 1 });
     expect(done.inputs).toEqual([]);
     expect(await second.pendingInputs(session)).toEqual([]);
-    const saved = await connect(kind).loadSession({ sessionId: session.sessionId });
+    const reader = connect(kind);
+    if (kind !== 'memory') open.push(reader);
+    const saved = await reader.loadSession({ sessionId: session.sessionId });
     expect(saved!.pendingRun).toBeNull();
     expect(saved!.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
   });
