@@ -58,6 +58,12 @@ export interface ToolOptions<A = unknown> {
    * Adding to memory (addFact, remember…) needs no declaration.
    */
   memory?: boolean;
+  /**
+   * A long tool MCP 2026-07-28 clients may run as a task (the tasks extension): `'optional'` runs it
+   * as a task for a client that declared the extension and as a plain call otherwise; `'required'`
+   * refuses a client without it (-32021). Other surfaces call it as any tool.
+   */
+  task?: 'optional' | 'required';
 }
 
 /** A thunk naming a class or a one-element array of it, for arrays and nested classes. */

@@ -20,6 +20,8 @@ export interface RegisteredTool {
   readonly exposeErrors: boolean;
   /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
   readonly memory: boolean;
+  /** `@Tool({ task })`: how MCP's tasks extension may run it (absent: never as a task). */
+  readonly task?: 'optional' | 'required';
   /** A tool listed by a source (a remote MCP server): which one, and the tool's own name there. */
   readonly origin?: ToolOrigin;
 }

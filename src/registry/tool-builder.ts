@@ -117,6 +117,7 @@ function buildEntry(tool: Resolved, builder: Builder): ToolEntry {
     annotations: options?.annotations && Object.freeze({ ...options.annotations }),
     exposeErrors: options?.exposeErrors ?? false,
     memory: options?.memory ?? false,
+    task: options?.task,
     parse,
     serialize: compileSerializer(definition.name, output),
   };
