@@ -232,7 +232,7 @@ function listTools(registry: ToolRegistry): Tool[] {
     const declared = Object.fromEntries(Object.entries(registered.annotations ?? {}).filter(([, v]) => v !== undefined));
     if (Object.keys(declared).length > 0) tool.annotations = declared;
     if (typeof declared.title === 'string') tool.title = declared.title;
-    if (registered.task) tool.execution = { taskSupport: registered.task };
+    if (registered.task) tool.execution = { taskSupport: registered.task.support };
     return tool;
   });
 }

@@ -61,9 +61,24 @@ export interface ToolOptions<A = unknown> {
   /**
    * A long tool MCP 2026-07-28 clients may run as a task (the tasks extension): `'optional'` runs it
    * as a task for a client that declared the extension and as a plain call otherwise; `'required'`
-   * refuses a client without it (-32021). Other surfaces call it as any tool.
+   * refuses a client without it (-32021). Other surfaces call it as any tool. See TaskOptions.
    */
-  task?: 'optional' | 'required';
+  task?: TaskSupport | TaskOptions;
+}
+
+/** How MCP's tasks extension may run a tool. */
+export type TaskSupport = 'optional' | 'required';
+
+export interface TaskOptions {
+  support: TaskSupport;
+  /**
+   * The call first asks its questions on the request itself (`context.elicit` answered by MCP's
+   * multi-round-trip), and the round that brings the answers becomes the task. Default false: the
+   * task starts with the call, and every question waits on the task (`input_required`).
+   */
+  inputFirst?: boolean;
+  /** How long the task's record and result stay readable after it started; default one hour. */
+  ttlMs?: number;
 }
 
 /** A thunk naming a class or a one-element array of it, for arrays and nested classes. */

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy, ClassType, RateLimit, ToolAnnotations } from '../metadata/types';
+import type { ApprovalPolicy, ClassType, RateLimit, TaskOptions, ToolAnnotations } from '../metadata/types';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { ParseInput, SerializeOutput } from './call-pipeline';
 import type { RateRule } from './rate-limit';
@@ -21,7 +21,7 @@ export interface RegisteredTool {
   /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
   readonly memory: boolean;
   /** `@Tool({ task })`: how MCP's tasks extension may run it (absent: never as a task). */
-  readonly task?: 'optional' | 'required';
+  readonly task?: Readonly<Required<Omit<TaskOptions, 'ttlMs'>> & Pick<TaskOptions, 'ttlMs'>>;
   /** A tool listed by a source (a remote MCP server): which one, and the tool's own name there. */
   readonly origin?: ToolOrigin;
 }

@@ -3,6 +3,7 @@ import { typediContainer, type ContainerLike } from '../container/container';
 import { ToolDefinitionError } from '../errors/errors';
 import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
 import type { ClassType, ToolOptions } from '../metadata/types';
+import type { RegisteredTool } from './registered-tool';
 import { buildClassPlan } from '../schema/class-schema';
 import { ConstraintTable } from '../schema/constraint-table';
 import type { ToolDefinition } from '../metadata/json-schema';
@@ -117,7 +118,7 @@ function buildEntry(tool: Resolved, builder: Builder): ToolEntry {
     annotations: options?.annotations && Object.freeze({ ...options.annotations }),
     exposeErrors: options?.exposeErrors ?? false,
     memory: options?.memory ?? false,
-    task: options?.task,
+    task: taskOptions(options?.task, definition.name),
     parse,
     serialize: compileSerializer(definition.name, output),
   };
@@ -222,4 +223,15 @@ function checkInjectableParams(toolClass: ClassType, cls: string): void {
 function constructorParamNames(toolClass: ClassType): string[] {
   const match = /constructor\s*\(([^)]*)\)/.exec(Function.prototype.toString.call(toolClass));
   return match ? match[1].split(',').map((p) => p.trim().split(/[\s=]/)[0]) : [];
+}
+
+/** `@Tool({ task })` as one frozen shape; a ttl that is not a positive whole number of milliseconds is refused. */
+function taskOptions(task: ToolOptions['task'], name: string): RegisteredTool['task'] {
+  if (task === undefined) return undefined;
+  const options = typeof task === 'string' ? { support: task } : task;
+  if (options.support !== 'optional' && options.support !== 'required')
+    throw new ToolDefinitionError(`Tool "${name}": task.support must be 'optional' or 'required'.`);
+  if (options.ttlMs !== undefined && !(Number.isSafeInteger(options.ttlMs) && options.ttlMs > 0))
+    throw new ToolDefinitionError(`Tool "${name}": task.ttlMs must be a positive whole number of milliseconds.`);
+  return Object.freeze({ support: options.support, inputFirst: options.inputFirst === true, ttlMs: options.ttlMs });
 }
