@@ -6,6 +6,7 @@ import type { ClientCapabilities, JSONRPCMessage, ServerCapabilities } from '@mo
 import type { LogLevel } from '../../session/tool-log';
 import { featureCapabilities } from '../features';
 import { createMcpServer } from '../mcp-server';
+import { TaskServing } from '../tasks/task-serving';
 import type { ServeContext } from './context';
 import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
 import type { Admitted } from './guard';
@@ -56,9 +57,12 @@ const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
  */
 export class ModernServing {
   private readonly capabilities: ServerCapabilities;
+  private readonly tasks: TaskServing;
 
   constructor(private readonly ctx: ServeContext) {
-    this.capabilities = { tools: {}, logging: {}, ...featureCapabilities(ctx.registry, false) };
+    this.tasks = new TaskServing(ctx.registry, ctx.store, ctx.onError);
+    const extensions = this.tasks.extensions();
+    this.capabilities = { tools: {}, logging: {}, ...featureCapabilities(ctx.registry, false), ...(extensions && { extensions }) };
   }
 
   async serve(req: IncomingMessage, res: ServerResponse, request: Admitted, message: ModernMessage, version: string): Promise<void> {
@@ -76,6 +80,7 @@ export class ModernServing {
     if (message.id === undefined) return void res.writeHead(202).end();
     const { method } = message;
     if (method === 'server/discover') return sendResult(res, message.id, this.finish(method, this.discover()));
+    if (this.tasks.handles(method)) return this.tasks.method(res, request, message, (m, result) => this.finish(m, result));
     const needs = Object.hasOwn(NEEDS, method) ? NEEDS[method] : undefined;
     if (!SERVED.has(method) || (needs && !this.capabilities[needs]))
       return refuse(res, { status: 404, code: -32601, message: `Method not found: ${method}.`, id: message.id });
@@ -100,16 +105,14 @@ export class ModernServing {
    * no client resets it by leaving out a session id. Without auth no one is known, so each request
    * gets a context of its own: callers the server cannot tell apart never share state.
    */
-  private async dispatch(req: IncomingMessage, res: ServerResponse, { identity, owner }: Admitted, message: ModernMessage): Promise<void> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, admitted: Admitted, message: ModernMessage): Promise<void> {
     const meta = message.params!._meta as Record<string, unknown>;
     const logLevel = meta[META.logLevel] as LogLevel | undefined;
-    const server = createMcpServer(this.ctx.registry, {
-      ...this.ctx.serverOptions,
-      identity,
-      sessionId: owner === '' ? `mcp-2026-${randomUUID()}` : identitySession(owner),
-      sessionNotifications: false,
-      logLevel,
-    });
+    const finish = (method: string, result: Record<string, unknown>) => this.finish(method, result);
+    // A tool declared with `@Tool({ task })` may become a task (the tasks extension): then it is answered there.
+    if (message.method === 'tools/call' && (await this.tasks.call(req, res, admitted, message, () => this.openServer(admitted, meta), finish)))
+      return;
+    const server = this.openServer(admitted, meta);
     const progress = isObject(meta) && meta.progressToken !== undefined;
     // Progress and logs travel on an event stream before the result; anything else is one JSON body.
     const streamed = message.method === 'tools/call' && (progress || logLevel !== undefined);
@@ -117,9 +120,6 @@ export class ModernServing {
     const transport = new OneRequestTransport(res, message.id!, streamed, isObject(responses) ? responses : undefined, (result) =>
       this.finish(message.method, result),
     );
-    // What the client declared for this request is all the server may ask of it (approvals, elicitation, sampling).
-    const declared = meta[META.clientCapabilities] as ClientCapabilities;
-    (server as unknown as { _clientCapabilities?: ClientCapabilities })._clientCapabilities = declared;
     await server.connect(transport);
     // The client gave up on the request (closed its stream): the call is cancelled, as 2026-07-28 asks.
     const onClose = () => {
@@ -134,6 +134,21 @@ export class ModernServing {
       res.off('close', onClose);
       await server.close().catch(this.ctx.onError);
     }
+  }
+
+  /** The MCP server one request (or the task it started) runs on, as the identity, with what the client declared. */
+  private openServer({ identity, owner }: Admitted, meta: Record<string, unknown>): ReturnType<typeof createMcpServer> {
+    const server = createMcpServer(this.ctx.registry, {
+      ...this.ctx.serverOptions,
+      identity,
+      sessionId: owner === '' ? `mcp-2026-${randomUUID()}` : identitySession(owner),
+      sessionNotifications: false,
+      logLevel: meta[META.logLevel] as LogLevel | undefined,
+    });
+    // What the client declared for this request is all the server may ask of it (approvals, elicitation, sampling).
+    const declared = meta[META.clientCapabilities] as ClientCapabilities;
+    (server as unknown as { _clientCapabilities?: ClientCapabilities })._clientCapabilities = declared;
+    return server;
   }
 
   /** Every 2026 result: `resultType`, the server's identity, and cache hints on the cacheable ones. */
