@@ -10,7 +10,16 @@ import 'reflect-metadata';
 // Tools and the registry
 export { Tool } from './decorators/tool.decorator';
 export { Param } from './decorators/param.decorator';
-export type { ToolOptions, ParamOptions, ToolAnnotations, ApprovalPolicy, ClassType, RateLimit, TaskOptions, TaskSupport } from './metadata/types';
+export type {
+  ToolOptions,
+  ParamOptions,
+  ToolAnnotations,
+  ApprovalPolicy,
+  ClassType,
+  RateLimit,
+  TaskOptions,
+  TaskSupport,
+} from './metadata/types';
 export type { RateCounters, RateHit } from './side-effects/rate-counters';
 export type { ToolInterface, ResolvedTool } from './registry/tool.interface';
 export { ToolContent } from './content/tool-content';

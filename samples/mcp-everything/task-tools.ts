@@ -13,7 +13,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => (clearTimeout(timer), reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'))),
+      { once: true },
+    );
   });
 }
 
@@ -104,7 +108,10 @@ export class ConfirmDeleteTool implements ToolInterface<DeleteInput> {
 @Tool({ name: 'multi_input', description: 'Asks two questions at once', input: NoInput, task: 'optional' })
 export class MultiInputTool implements ToolInterface {
   async execute(_input: object, context: AgentContext): Promise<ToolContent> {
-    const [first, second] = await Promise.all([context.elicit('First value?', Confirmation), context.elicit('Second value?', Confirmation)]);
+    const [first, second] = await Promise.all([
+      context.elicit('First value?', Confirmation),
+      context.elicit('Second value?', Confirmation),
+    ]);
     const name = (answer: typeof first) => (answer.action === 'accept' ? (answer.content.name ?? '?') : answer.action);
     return ToolContent.of(ToolContent.text(`Got ${name(first)} and ${name(second)}`));
   }
@@ -117,7 +124,12 @@ export class NameForm {
 }
 
 /** Asks its question on the request first (multi-round-trip); the round that answers it becomes the task. */
-@Tool({ name: 'test_tool_with_task', description: 'Asks a name, then greets as a task', input: NoInput, task: { support: 'required', inputFirst: true } })
+@Tool({
+  name: 'test_tool_with_task',
+  description: 'Asks a name, then greets as a task',
+  input: NoInput,
+  task: { support: 'required', inputFirst: true },
+})
 export class NameThenTaskTool implements ToolInterface {
   async execute(_input: object, context: AgentContext): Promise<ToolContent> {
     const answer = await context.elicit('What is your name?', NameForm);
@@ -125,4 +137,12 @@ export class NameThenTaskTool implements ToolInterface {
   }
 }
 
-export const TASK_TOOLS = [GreetTool, SlowComputeTool, FailingJobTool, ProtocolErrorJobTool, ConfirmDeleteTool, MultiInputTool, NameThenTaskTool];
+export const TASK_TOOLS = [
+  GreetTool,
+  SlowComputeTool,
+  FailingJobTool,
+  ProtocolErrorJobTool,
+  ConfirmDeleteTool,
+  MultiInputTool,
+  NameThenTaskTool,
+];

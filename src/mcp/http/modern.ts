@@ -109,8 +109,13 @@ export class ModernServing {
     const meta = message.params!._meta as Record<string, unknown>;
     const logLevel = meta[META.logLevel] as LogLevel | undefined;
     const finish = (method: string, result: Record<string, unknown>) => this.finish(method, result);
+    // The server alone decides what runs as a task (SEP-2663): a 2025 client's `task` hint is tolerated and ignored.
+    if (message.method === 'tools/call') delete message.params!.task;
     // A tool declared with `@Tool({ task })` may become a task (the tasks extension): then it is answered there.
-    if (message.method === 'tools/call' && (await this.tasks.call(req, res, admitted, message, () => this.openServer(admitted, meta), finish)))
+    if (
+      message.method === 'tools/call' &&
+      (await this.tasks.call(req, res, admitted, message, () => this.openServer(admitted, meta), finish))
+    )
       return;
     const server = this.openServer(admitted, meta);
     const progress = isObject(meta) && meta.progressToken !== undefined;

@@ -17,7 +17,12 @@ const INVALID_TASK: TaskAnswer = {
  * tasks/get, tasks/update and tasks/cancel, read and changed in the store: any replica answers them.
  * A task is its owner's alone: another identity's taskId is as unknown as one never minted (-32602).
  */
-export async function answerTaskMethod(tasks: TaskStore, owner: TaskOwner, method: string, params: Record<string, unknown>): Promise<TaskAnswer> {
+export async function answerTaskMethod(
+  tasks: TaskStore,
+  owner: TaskOwner,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<TaskAnswer> {
   const { taskId } = params;
   if (typeof taskId !== 'string' || taskId.length === 0)
     return { status: 200, error: { code: -32602, message: 'Invalid params: taskId must be a non-empty string.' } };

@@ -45,7 +45,11 @@ export class TaskServing {
     const params = message.params!;
     const meta = params._meta as Record<string, unknown>;
     if (!declaresTasks(meta[META.clientCapabilities]))
-      return missingCapability(res, message.id!, `${message.method} needs the ${TASKS_EXTENSION} extension declared in clientCapabilities.`);
+      return missingCapability(
+        res,
+        message.id!,
+        `${message.method} needs the ${TASKS_EXTENSION} extension declared in clientCapabilities.`,
+      );
     try {
       const answer = await answerTaskMethod(this.tasks, ownerOf(owner, identity.tenantId), message.method, params);
       if ('error' in answer) return sendError(res, answer.status, answer.error.code, answer.error.message, undefined, message.id);
@@ -60,7 +64,14 @@ export class TaskServing {
    * tools/call: answered here (a task started, or refused) and true, or false for the caller to run
    * it as a plain call.
    */
-  async call(req: IncomingMessage, res: ServerResponse, admitted: Admitted, message: ModernMessage, openServer: () => Server, finish: Finish): Promise<boolean> {
+  async call(
+    req: IncomingMessage,
+    res: ServerResponse,
+    admitted: Admitted,
+    message: ModernMessage,
+    openServer: () => Server,
+    finish: Finish,
+  ): Promise<boolean> {
     const params = message.params!;
     const meta = params._meta as Record<string, unknown>;
     const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
@@ -92,7 +103,14 @@ function ownerOf(owner: string, tenantId: string | undefined): TaskOwner {
 }
 
 function missingCapability(res: ServerResponse, id: string | number, message: string): void {
-  sendError(res, 400, MISSING_CAPABILITY, `Missing required client capability: ${message}`, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } }, id);
+  sendError(
+    res,
+    400,
+    MISSING_CAPABILITY,
+    `Missing required client capability: ${message}`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    id,
+  );
 }
 
 function sendResult(res: ServerResponse, id: string | number, result: Record<string, unknown>): void {

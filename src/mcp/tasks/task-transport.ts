@@ -105,7 +105,11 @@ export class TaskTransport implements Transport {
   private cancel(): void {
     if (this.over) return;
     this.stop();
-    this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: this.requestId, reason: 'The task was cancelled.' } });
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: this.requestId, reason: 'The task was cancelled.' },
+    });
     this.settle();
   }
 
