@@ -11,13 +11,14 @@ import { registry } from '../fixtures/toolwright.config';
 import { featureRegistry } from './feature-fixtures';
 import { limitedRegistry } from './limited-tools';
 import { progressRegistry } from './progress-tools';
+import { taskRegistry } from './task-tools';
 
 export interface McpWorkerArgs {
   kind: 'redis' | 'postgres' | 'sqlite';
   /** A URL (Redis), a connection string (PostgreSQL) or a file (SQLite). */
   target: string;
-  /** `progress`: the waiting tools of tests/support/progress-tools.ts; `features`: feature-fixtures.ts (default: the fixture tools). */
-  tools?: 'fixture' | 'progress' | 'features' | 'limited';
+  /** `progress`: the waiting tools of tests/support/progress-tools.ts; `features`: feature-fixtures.ts; `tasks`: task-tools.ts (default: the fixture tools). */
+  tools?: 'fixture' | 'progress' | 'features' | 'limited' | 'tasks';
   /** Bearer token → identity: serve with `auth: tokenAuth(tokens)`. */
   tokens?: Record<string, McpIdentity>;
 }
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
         ? featureRegistry()
         : args.tools === 'limited'
           ? limitedRegistry(store.rateCounters('mcp'))
-          : registry;
+          : args.tools === 'tasks'
+            ? taskRegistry
+            : registry;
   const auth = args.tokens ? tokenAuth(args.tokens) : undefined;
   const handle = await serveHttp(tools, { stateless: true, store, auth, name: `worker-${process.pid}` });
   process.stdout.write(`url ${handle.url}\n`);
