@@ -21,10 +21,13 @@ export interface McpWorkerArgs {
   tools?: 'fixture' | 'progress' | 'features' | 'limited' | 'tasks';
   /** Bearer token → identity: serve with `auth: tokenAuth(tokens)`. */
   tokens?: Record<string, McpIdentity>;
+  /** Where tests/support/task-tools.ts writes its traces. */
+  traces?: string;
 }
 
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]) as McpWorkerArgs;
+  if (args.traces) process.env.TOOLWRIGHT_TASK_TRACES = args.traces;
   const store: RedisStore | SqliteStore | PostgresStore =
     args.kind === 'redis'
       ? new RedisStore({ url: args.target })

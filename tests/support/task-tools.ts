@@ -20,7 +20,7 @@ class WaitInput {
   ms!: number;
 }
 
-/** Where the traces go (the worker's environment says; a test sets it). */
+/** Where the traces go: the directory the worker was started with (tests/support/mcp-worker.ts). */
 function trace(mark: string, line: string): void {
   const dir = process.env.TOOLWRIGHT_TASK_TRACES;
   if (dir) appendFileSync(join(dir, mark), `${line}\n`);
