@@ -28,6 +28,8 @@ export class TaskTransport implements Transport {
   private readonly waiting = new Map<string, string | number>();
   private timer?: NodeJS.Timeout;
   private over = false;
+  /** A store that stays down is reported once, not five times a second. */
+  private failing = false;
 
   constructor(
     private readonly tasks: TaskStore,
@@ -40,7 +42,9 @@ export class TaskTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    this.timer = setInterval(() => void this.poll().catch(this.onError), TASK_POLL_MS);
+    this.timer = setInterval(() => void this.poll().then(() => (this.failing = false), this.failed), TASK_POLL_MS);
+    // The tool's own work keeps the process alive while it matters; the polling alone does not.
+    this.timer.unref();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -67,6 +71,11 @@ export class TaskTransport implements Transport {
         : changed(record, { status: 'input_required', inputRequests: { ...record.inputRequests, [key]: { method, params } } }),
     );
   }
+
+  private readonly failed = (error: unknown): void => {
+    if (!this.failing) this.onError(error);
+    this.failing = true;
+  };
 
   /** Reads the task: a cancel (or a task gone) ends the run; answers go to the questions waiting for them. */
   private async poll(): Promise<void> {
