@@ -252,6 +252,28 @@ describe('tasks/* requests that are malformed or not allowed', () => {
     expect(answer.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params/) });
   });
 
+  it('tasks/update with prototype or unknown keys answers nothing: the task still waits for its one question', async () => {
+    const taskId = (await rpc(url, 'token-alice', 'tools/call', { name: 'task_approved', arguments: { mark: 'proto' } })).result!
+      .taskId as string;
+    const waiting = await until(
+      () => rpc(url, 'token-alice', 'tasks/get', { taskId }),
+      (r) => r.result?.status === 'input_required',
+      'input_required',
+    );
+    const hostile = JSON.parse(
+      '{"__proto__": {"action": "accept"}, "constructor": {"action": "accept"}, "input-9": {"action": "accept"}}',
+    ) as object;
+    expect((await rpc(url, 'token-alice', 'tasks/update', { taskId, inputResponses: hostile })).result).toMatchObject({
+      resultType: 'complete',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const still = await rpc(url, 'token-alice', 'tasks/get', { taskId });
+    expect(still.result).toMatchObject({ status: 'input_required', inputRequests: waiting.result!.inputRequests });
+    expect(({} as Record<string, unknown>).action).toBeUndefined();
+    await rpc(url, 'token-alice', 'tasks/cancel', { taskId });
+    expect((await rpc(url, 'token-alice', 'tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' });
+  });
+
   it('tasks/* from a client that did not declare the extension is -32021, naming it', async () => {
     const answer = await rpc(url, 'token-alice', 'tasks/get', { taskId: '00000000-0000-4000-8000-000000000000' }, false);
     expect(answer).toMatchObject({ status: 400, error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } } });
