@@ -279,6 +279,20 @@ describe('tasks/* requests that are malformed or not allowed', () => {
     expect(answer).toMatchObject({ status: 400, error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } } });
   });
 
+  it('a task tool the caller may not see is answered as unknown, with no task id and no run', async () => {
+    const bob = await rpc(url, 'token-bob', 'tools/call', { name: 'task_private', arguments: { mark: 'hidden-bob' } });
+    expect(bob.result).not.toHaveProperty('taskId');
+    expect(JSON.stringify(bob)).toMatch(/TOOL_NOT_FOUND|Unknown tool|not found/i);
+    const alice = await rpc(url, 'token-alice', 'tools/call', { name: 'task_private', arguments: { mark: 'hidden-alice' } });
+    expect(alice.result).toMatchObject({ resultType: 'task', taskId: expect.any(String) });
+    await until(
+      async () => traceOf('hidden-alice'),
+      (lines) => lines.includes('ran'),
+      "alice's run",
+    );
+    expect(traceOf('hidden-bob')).toEqual([]);
+  });
+
   it('tasks/result and tasks/list are gone (-32601)', async () => {
     for (const method of ['tasks/result', 'tasks/list'])
       expect((await rpc(url, 'token-alice', method, { taskId: 'x' })).error).toMatchObject({ code: -32601 });

@@ -62,4 +62,17 @@ export class TaskApprovedTool implements ToolInterface<MarkInput> {
   }
 }
 
-export const taskRegistry = ToolRegistry.build({ tools: [TaskWaitTool, TaskApprovedTool] });
+/** Alice's alone: anyone else must not learn it exists, task or not. */
+@Tool({ name: 'task_private', description: "Alice's task", input: MarkInput, task: 'optional' })
+export class TaskPrivateTool implements ToolInterface<MarkInput> {
+  isEnabled(context: AgentContext): boolean {
+    return context.userId === 'alice';
+  }
+
+  execute({ mark }: MarkInput): ToolContent {
+    trace(mark, 'ran');
+    return ToolContent.of(ToolContent.text(`ran ${mark}`));
+  }
+}
+
+export const taskRegistry = ToolRegistry.build({ tools: [TaskWaitTool, TaskApprovedTool, TaskPrivateTool] });

@@ -5,7 +5,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { LogLevel } from '../../session/tool-log';
 import { featureCapabilities } from '../features';
+import { contextOf } from '../call-scope';
 import { createMcpServer } from '../mcp-server';
+import { mcpStoreKeys } from '../session-keys';
 import { TaskServing } from '../tasks/task-serving';
 import type { ServeContext } from './context';
 import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
@@ -114,7 +116,15 @@ export class ModernServing {
     // A tool declared with `@Tool({ task })` may become a task (the tasks extension): then it is answered there.
     if (
       message.method === 'tools/call' &&
-      (await this.tasks.call(req, res, admitted, message, () => this.openServer(admitted, meta), finish))
+      (await this.tasks.call(
+        req,
+        res,
+        admitted,
+        message,
+        () => this.openServer(admitted, meta),
+        finish,
+        (name) => this.permits(admitted, name),
+      ))
     )
       return;
     const server = this.openServer(admitted, meta);
@@ -139,6 +149,14 @@ export class ModernServing {
       res.off('close', onClose);
       await server.close().catch(this.ctx.onError);
     }
+  }
+
+  /** May this caller see the tool? Asked before a task starts, so a hidden tool is not told apart from a missing one. */
+  private async permits({ identity, owner }: Admitted, name: string): Promise<boolean> {
+    const { registry, store, serverOptions } = this.ctx;
+    if (!registry.gated) return true;
+    const { key } = mcpStoreKeys(owner === '' ? `mcp-2026-${randomUUID()}` : identitySession(owner), identity, serverOptions);
+    return registry.permits(name, contextOf(owner === '' ? undefined : await store.loadSession(key), key, identity));
   }
 
   /** The MCP server one request (or the task it started) runs on, as the identity, with what the client declared. */

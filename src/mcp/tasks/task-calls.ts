@@ -53,10 +53,14 @@ export class TaskCalls {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** `openServer` makes the MCP server the call runs on (the request's identity and declared capabilities). */
-  async decide(call: TaskCall, openServer: () => Server): Promise<TaskDecision> {
+  /**
+   * `openServer` makes the MCP server the call runs on (the request's identity and declared
+   * capabilities); `permits` asks the registry's gate whether the caller may see the tool.
+   */
+  async decide(call: TaskCall, openServer: () => Server, permits: (name: string) => Promise<boolean>): Promise<TaskDecision> {
     const tool = this.taskTool(call.message.params.name);
-    if (!tool?.task) return { kind: 'plain' };
+    // A tool the caller may not see is answered as a plain call (TOOL_NOT_FOUND), never as a task id that shows it exists.
+    if (!tool?.task || !(await permits(tool.name))) return { kind: 'plain' };
     if (!declaresTasks(call.capabilities)) {
       if (tool.task.support === 'optional') return { kind: 'plain' };
       return {

@@ -71,6 +71,7 @@ export class TaskServing {
     message: ModernMessage,
     openServer: () => Server,
     finish: Finish,
+    permits: (name: string) => Promise<boolean>,
   ): Promise<boolean> {
     const params = message.params!;
     const meta = params._meta as Record<string, unknown>;
@@ -85,6 +86,7 @@ export class TaskServing {
           extra: { authInfo, requestInfo: { headers: req.headers } },
         },
         openServer,
+        permits,
       );
     } catch (error) {
       this.onError(error);
