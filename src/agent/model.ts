@@ -62,3 +62,11 @@ export interface Model {
    */
   nativeOutput?(format: OutputFormat): boolean;
 }
+
+/** Why an output format has no strict form: a union at its root (strict modes want one object there); undefined when it has one. */
+export function rootUnion(format: OutputFormat): string | undefined {
+  const { schema } = format;
+  return schema.properties === undefined && (schema.anyOf ?? schema.oneOf) !== undefined
+    ? 'the output is a union of objects (anyOf at the root), which strict structured output cannot express'
+    : undefined;
+}

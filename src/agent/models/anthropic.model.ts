@@ -15,7 +15,7 @@ import { maxEventBytes, readSseEvents } from './sse-events';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart, OutputFormat } from '../model';
+import { rootUnion, type Model, type ModelRequest, type ModelResponse, type ModelStreamPart, type OutputFormat } from '../model';
 
 export interface AnthropicModelOptions {
   /** e.g. `claude-sonnet-4-6`. */
@@ -92,8 +92,11 @@ export class AnthropicModel implements Model {
   private outputSchema(format: OutputFormat): Record<string, unknown> | undefined {
     if (this.formats.has(format)) return this.formats.get(format);
     const def = { name: format.name, description: '', parameters: format.schema };
-    const tool = toAnthropicTool(def, { strict: true, onFallback: this.options.onStrictFallback });
-    const schema = tool.strict ? (tool.input_schema as Record<string, unknown>) : undefined;
+    // Structured outputs' root must be one object: a union (anyOf at the root) goes through final_answer.
+    const union = rootUnion(format);
+    if (union) this.options.onStrictFallback?.(union, format.name);
+    const tool = union ? undefined : toAnthropicTool(def, { strict: true, onFallback: this.options.onStrictFallback });
+    const schema = tool?.strict ? (tool.input_schema as Record<string, unknown>) : undefined;
     this.formats.set(format, schema);
     return schema;
   }

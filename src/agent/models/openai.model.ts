@@ -16,7 +16,7 @@ import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../metadata/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart, OutputFormat } from '../model';
+import { rootUnion, type Model, type ModelRequest, type ModelResponse, type ModelStreamPart, type OutputFormat } from '../model';
 
 export interface OpenAIChatModelOptions {
   /** `gpt-4.1`, or whatever name a local server (llama.cpp, vLLM, Ollama) gives its model. */
@@ -183,9 +183,12 @@ export class OpenAIChatModel implements Model {
     let format = this.formats.get(output);
     if (!format) {
       const def = { name: output.name, description: '', parameters: output.schema };
-      const { parameters, strict } = toOpenAITool(def, { strict: true, onFallback: this.options.onStrictFallback }).function;
+      // Structured Outputs' root must be one object: a union (anyOf at the root) is sent non-strict.
+      const union = rootUnion(output);
+      if (union) this.options.onStrictFallback?.(union, output.name);
+      const { parameters, strict } = toOpenAITool(def, { strict: !union, onFallback: this.options.onStrictFallback }).function;
       format = {
-        body: { type: 'json_schema', json_schema: { name: output.name, schema: parameters as Record<string, unknown>, strict: !!strict } },
+        body: { type: 'json_schema', json_schema: { name: output.name, schema: parameters, strict: !!strict } },
         strictSchema: strict ? output.schema : undefined,
       };
       this.formats.set(output, format);
