@@ -61,7 +61,7 @@ export function createSupportDesk(options: SupportDeskOptions): Agent {
 export interface TicketDesk {
   desk: Agent<TicketSummary>;
   billing: Agent<RefundReceipt>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**
