@@ -63,6 +63,10 @@ export function agentParts(options: AgentOptions<unknown>): AgentParts {
     (state) => runs.loadMemory(state),
   );
   const output = options.output ? planOutput(options.output, options.name, options.model) : undefined;
+  if (output && !output.native && registry.has(output.tool.name))
+    throw new ToolwrightConfigError(
+      `agent "${options.name}": a tool is named "${output.tool.name}", the name its model answers \`output\` through`,
+    );
   const model = new ModelTurns(options.model, options.tracing, steps, output);
   const end = { runs, hooks, steps };
   const { stopWhen, tracing } = options;

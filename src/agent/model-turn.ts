@@ -45,7 +45,13 @@ export class ModelTurns {
       // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
       if (state.events && !streams && response.content)
         state.events.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
-      return this.output && !this.output.native ? finalAnswer(response) : response;
+      const answer = this.output && !this.output.native ? finalAnswer(response) : response;
+      // ...and its structured answer as one partial object.
+      if (state.events && !streams && this.output && answer.toolCalls.length === 0) {
+        const partial = partialOutput(answer.content ?? '');
+        if (partial) state.events.emit({ type: 'output-partial', runId: state.runId, turn: state.turns + 1, partial });
+      }
+      return answer;
     } catch (error) {
       throw new ModelCallFailedError(this.model.name, state.key.sessionId, state.context.getConversationHistory(), error);
     }

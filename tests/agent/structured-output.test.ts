@@ -1,5 +1,17 @@
 import { Equals, IsIn, IsInt, IsString, Min, MinLength } from 'class-validator';
-import { Agent, AgentContext, InMemoryStore, Param, RetryBudgetExceededError, ScriptedModel, Tool, type ToolInterface } from 'toolwright';
+import {
+  Agent,
+  AgentContext,
+  InMemoryStore,
+  Param,
+  RetryBudgetExceededError,
+  ScriptedModel,
+  Tool,
+  ToolwrightConfigError,
+  type AgentEvent,
+  type Model,
+  type ToolInterface,
+} from 'toolwright';
 
 class TicketSummary {
   @Param({ description: 'Order id' }) @IsString() @MinLength(1) order_id!: string;
@@ -131,6 +143,49 @@ describe('Agent({ output }): a structured final answer', () => {
     const saved = await store.loadSession({ sessionId: 's-1' });
     expect(saved?.history.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(saved?.history[1]).not.toHaveProperty('toolCalls');
+  });
+});
+
+describe('Agent({ output }): its edges', () => {
+  it('refuses a tool named final_answer beside an output the model answers through that tool', () => {
+    @Tool({ name: 'final_answer', description: 'Mine', input: OrderIdInput })
+    class MyFinalAnswer implements ToolInterface<OrderIdInput> {
+      execute() {
+        return { ok: true };
+      }
+    }
+    const build = (model: Model) =>
+      new Agent({ name: 'desk', model, tools: [MyFinalAnswer], store: new InMemoryStore(), output: TicketSummary });
+    expect(() => build(new ScriptedModel([]))).toThrow(ToolwrightConfigError);
+    expect(() => build(new ScriptedModel([]))).toThrow(/a tool is named "final_answer"/);
+    // A model that takes the schema natively offers no final_answer tool: no clash.
+    const native: Model = { name: 'native', generate: () => Promise.reject(new Error('unused')), nativeOutput: () => true };
+    expect(build(native)).toBeInstanceOf(Agent);
+  });
+
+  it('streams a model without `stream` as one output-partial, and tells a native model the format in each request', async () => {
+    const requests: Parameters<Model['generate']>[0][] = [];
+    const model: Model = {
+      name: 'plain',
+      nativeOutput: (format) => format.name === 'desk_output',
+      generate: (request) => {
+        requests.push(request);
+        return Promise.resolve({ content: '{"order_id":"A-1","refund_cents":1,"outcome":"refunded"}', toolCalls: [] });
+      },
+    };
+    const agent = new Agent({ name: 'desk', model, tools: [LookupTool], store: new InMemoryStore(), output: TicketSummary });
+    const events: AgentEvent<TicketSummary>[] = [];
+
+    for await (const event of agent.stream('Refund A-1', session())) events.push(event);
+
+    expect(events.filter((e) => e.type === 'output-partial')).toEqual([
+      expect.objectContaining({ turn: 1, partial: { order_id: 'A-1', refund_cents: 1, outcome: 'refunded' } }),
+    ]);
+    const end = events.at(-1)!;
+    expect(end.type === 'run-end' && end.result.output).toBeInstanceOf(TicketSummary);
+    expect(requests[0].output?.name).toBe('desk_output');
+    expect(requests[0].output?.schema.required).toEqual(['order_id', 'refund_cents', 'outcome']);
+    expect(requests[0].tools.map((t) => t.name)).toEqual(['lookup']);
   });
 });
 
