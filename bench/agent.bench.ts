@@ -136,8 +136,8 @@ function toolwrightOutput(native: boolean): () => RunOnce {
     return async (i) => {
       if (i % 5000 === 0) agent = make();
       const result = await agent.run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
-      if (!(result.output instanceof RefundSummary)) throw new Error('no RefundSummary');
-      return result.text!;
+      // The checked answer, reported as the other contenders' final text (what `measure` expects).
+      return result.output instanceof RefundSummary && result.text === SUMMARY ? FINAL_TEXT : String(result.text);
     };
   };
 }
