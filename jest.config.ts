@@ -53,6 +53,7 @@ const config: Config = {
       testMatch: [
         '**/tests/adapters/{openai-agents,peer-ends}.test.ts',
         '**/tests/agent/models/openai.model.test.ts',
+        '**/tests/agent/structured-output-wire.test.ts',
         '**/tests/nestjs/*.test.ts',
         '**/samples/nest-desk/*.test.ts',
       ],

@@ -95,6 +95,53 @@ function toolwrightStreamed(): RunOnce {
   };
 }
 
+/** The structured answer of the output contenders (`output: RefundSummary`): what turn 2 answers instead of FINAL_TEXT. */
+class RefundSummary {
+  @Param({ description: 'The order' }) @IsString() @MinLength(1) order_id!: string;
+  @Param({ description: 'The refund id' }) @IsString() refund_id!: string;
+  @Param({ description: 'The amount refunded' }) @IsNumber() @Min(0) amount!: number;
+}
+const SUMMARY = JSON.stringify({ order_id: 'O-421', refund_id: 'R-O-421', amount: 12.5 });
+
+/**
+ * The same run with `output: RefundSummary`, the answer checked (parse → Ajv → hydrate): `native`, the
+ * model takes the schema natively (as OpenAI's and Anthropic's do) and answers JSON text; else it
+ * answers through the `final_answer` tool offered beside process_refund (as ScriptedModel does).
+ */
+function toolwrightOutput(native: boolean): () => RunOnce {
+  return () => {
+    const usage = { inputTokens: 10, outputTokens: 5 };
+    const model: Model = {
+      name: 'bench',
+      async generate(request): Promise<ModelResponse> {
+        const last = request.messages[request.messages.length - 1];
+        if (last.role !== 'tool') return { content: null, toolCalls: [{ id: 'call_1', name: 'process_refund', arguments: ARGS }], usage };
+        return native
+          ? { content: SUMMARY, toolCalls: [], usage }
+          : { content: null, toolCalls: [{ id: 'call_2', name: 'final_answer', arguments: SUMMARY }], usage };
+      },
+      ...(native ? { nativeOutput: () => true } : {}),
+    };
+    const registry = ToolRegistry.build({ tools: [RefundTool] });
+    const make = () =>
+      new Agent({
+        name: 'bench',
+        instructions: 'You process refunds.',
+        model,
+        tools: registry,
+        store: new InMemoryStore(),
+        output: RefundSummary,
+      });
+    let agent = make();
+    return async (i) => {
+      if (i % 5000 === 0) agent = make();
+      const result = await agent.run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
+      // The checked answer, reported as the other contenders' final text (what `measure` expects).
+      return result.output instanceof RefundSummary && result.text === SUMMARY ? FINAL_TEXT : String(result.text);
+    };
+  };
+}
+
 /** The least a loop can do: a history array, the model, JSON.parse, the tool, JSON.stringify, a Map as the store. */
 function minimal(): RunOnce {
   type Msg = { role: string; content: string | null; toolCalls?: { id: string; name: string; arguments: string }[]; toolCallId?: string };
@@ -234,12 +281,19 @@ async function measure(run: RunOnce, n: number, cpu?: number[]): Promise<number>
   return Number(process.hrtime.bigint() - start) / 1000 / n;
 }
 
-const CONTENDERS: Record<string, { label: string; make: () => RunOnce | Promise<RunOnce> }> = {
+const CONTENDERS: Record<string, { label: string; make: () => RunOnce | Promise<RunOnce>; pairOnly?: boolean }> = {
   minimal: { label: 'hand-written minimal loop', make: minimal },
   toolwright: { label: 'toolwright Agent', make: toolwright },
   'toolwright-stream': { label: 'toolwright Agent, streamed (agent.stream)', make: toolwrightStreamed },
   ai: { label: 'Vercel AI SDK 6 (generateText)', make: vercelAiSdk },
   'openai-agents': { label: '@openai/agents-core 0.14 (Runner)', make: openaiAgents },
+  // `--pair=toolwright,toolwright-output`: what checking a structured answer adds (bench/AGENT.md).
+  'toolwright-output': { label: 'toolwright Agent, output: RefundSummary (native)', make: toolwrightOutput(true), pairOnly: true },
+  'toolwright-output-tool': {
+    label: 'toolwright Agent, output: RefundSummary (final_answer tool)',
+    make: toolwrightOutput(false),
+    pairOnly: true,
+  },
 };
 
 /** Child: one contender, warm-up, then ~TARGET_MS of runs; prints µs a run. */
@@ -308,7 +362,7 @@ async function main(): Promise<void> {
   if (only) return child(only);
   const paired = process.argv.find((a) => a.startsWith('--pair='))?.split('=')[1];
   if (paired) return pair(...(paired.split(',') as [string, string]));
-  const names = Object.keys(CONTENDERS);
+  const names = Object.keys(CONTENDERS).filter((name) => !CONTENDERS[name].pairOnly);
   const samples = new Map<string, number[]>(names.map((n) => [n, []]));
   const skipped = new Map<string, string>();
   for (let round = 0; round < ROUNDS; round++) {

@@ -6,14 +6,17 @@ import {
   ToolRegistry,
   type AgentContext,
   type ClassType,
+  type ContainerLike,
   type AgentHooks,
   type AgentMemory,
   type Model,
   type SessionStore,
 } from 'toolwright';
-import { OrderDatabase, RefundService, SUPPORT_TOOLS, UploadStorage, resolveTools } from '../tools';
+import { OrderDatabase, RefundProcessorTool, RefundService, SUPPORT_TOOLS, UploadStorage, resolveTools } from '../tools';
+import { BillingRequest, createBillingAgent, type RefundReceipt } from './billing';
 import { RememberPreferenceTool } from './remember.tool';
 import type { Shop } from './shop';
+import { TicketSummary } from './ticket';
 
 export const AGENT_NAME = 'support-desk';
 
@@ -50,21 +53,68 @@ export function instructions(context: AgentContext, memory: AgentMemory): string
  * redacted rather than ending the conversation.
  */
 export function createSupportDesk(options: SupportDeskOptions): Agent {
+  const registry = ToolRegistry.build({ tools: options.tools ?? DESK_TOOLS, container: shopContainer(options.shop) });
+  return new Agent({ ...deskSettings(options), instructions, tools: registry });
+}
+
+/** The desk with its billing sub-agent: close it (its registry) when done. */
+export interface TicketDesk {
+  desk: Agent<TicketSummary>;
+  billing: Agent<RefundReceipt>;
+  close: () => Promise<void>;
+}
+
+/**
+ * The desk `npm run demo` runs: every answer is a typed TicketSummary (`output`), and refunds go to
+ * a billing sub-agent through `billing.asTool(...)` (its own model, instructions and tool, as the
+ * desk's customer). The other tools are the desk's own, as in `createSupportDesk`.
+ */
+export async function createTicketDesk(options: SupportDeskOptions & { billingModel?: Model }): Promise<TicketDesk> {
+  const container = shopContainer(options.shop);
+  const billing = createBillingAgent({ model: options.billingModel ?? options.model, store: options.store, container });
+  const registry = await ToolRegistry.buildAsync({
+    tools: (options.tools ?? DESK_TOOLS).filter((tool) => tool !== RefundProcessorTool),
+    container,
+    mcp: [
+      billing.asTool({
+        name: 'billing',
+        description: 'Ask the billing desk to refund an order: give order_id, amount_cents and the reason. Answers with a receipt.',
+        input: BillingRequest,
+        tags: ['orders'],
+      }),
+    ],
+  });
+  const desk = new Agent({ ...deskSettings(options), instructions: ticketInstructions, tools: registry, output: TicketSummary });
+  return { desk, billing, close: () => registry.close() };
+}
+
+/** The ticket desk's system prompt: the desk's, with billing and the summary in place of process_refund. */
+export function ticketInstructions(context: AgentContext, memory: AgentMemory): string {
+  return instructions(context, memory).replace(
+    'After looking an order up, process_refund may omit order_id: it refunds the order last looked up.',
+    'Refunds go through the billing tool (order_id, amount_cents, reason). Answer each message with a ticket summary: ' +
+      'the reply to the customer, its topic, the order it was about and the refund made, if any.',
+  );
+}
+
+/** The shop's services in a container of the desk's own (tests and demo sessions never share a ledger). */
+function shopContainer(shop: Shop): ContainerLike {
   const container = new ContainerInstance(`support-desk-${Math.random().toString(36).slice(2)}`);
-  container.set(OrderDatabase, options.shop.db);
-  container.set(RefundService, options.shop.refunds);
+  container.set(OrderDatabase, shop.db);
+  container.set(RefundService, shop.refunds);
   container.set(UploadStorage, new UploadStorage(path.join(tmpdir(), 'toolwright-support-desk-uploads')));
-  const registry = ToolRegistry.build({ tools: options.tools ?? DESK_TOOLS, container: resolveTools(container) });
-  return new Agent({
+  return resolveTools(container);
+}
+
+function deskSettings(options: SupportDeskOptions) {
+  return {
     name: AGENT_NAME,
-    instructions,
     model: options.model,
-    tools: registry,
     store: options.store,
     maxTurns: 8,
     toolTimeoutMs: 5_000,
-    errorPolicy: 'redact',
+    errorPolicy: 'redact' as const,
     catalog: { tags: ['orders', 'memory'] },
     hooks: options.hooks,
-  });
+  };
 }

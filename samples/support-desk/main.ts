@@ -1,5 +1,6 @@
 /**
- * npm run demo — a support desk over the sample tools and a seeded order database.
+ * npm run demo — a support desk over the sample tools and a seeded order database. Each answer is
+ * a typed TicketSummary (its reply shown as it arrives); refunds go to a billing sub-agent.
  * State (sessions and the desk's memory of each customer) lives in SQLite at
  * $TOOLWRIGHT_STATE_DIR/state.db (default ./.toolwright/state.db): run it twice and the second
  * run greets alice with what the first one remembered. With OPENAI_BASE_URL / OPENAI_API_KEY or
@@ -12,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { SqliteStore } from 'toolwright/stores';
 import { streamConversation } from './conversation';
-import { AGENT_NAME, createSupportDesk } from './desk';
-import { selectModel } from './model';
+import { AGENT_NAME, createTicketDesk } from './desk';
+import { selectBillingModel, selectModel } from './model';
 import { CONVERSATION } from './script';
 import { CUSTOMER, seedShop } from './shop';
 
@@ -21,8 +22,9 @@ async function main(): Promise<void> {
   const file = path.join(process.env.TOOLWRIGHT_STATE_DIR ?? './.toolwright', 'state.db');
   const store = new SqliteStore({ path: file });
   const model = selectModel();
-  const desk = createSupportDesk({
+  const { desk, close } = await createTicketDesk({
     model,
+    billingModel: selectBillingModel(model),
     store,
     shop: seedShop(),
     // The operator's log gets the raw error; the model only ever sees the redacted result.
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
     console.log(`memory of ${AGENT_NAME} about ${CUSTOMER.userId}: ${remembered.length ? remembered.join('; ') : '(empty)'}`);
     console.log('Run `npm run demo` again: the desk will greet alice with what it remembers.');
   } finally {
+    await close();
     await store.close();
   }
 }

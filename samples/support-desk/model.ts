@@ -1,5 +1,5 @@
-import { AnthropicModel, OpenAIChatModel, type Model } from 'toolwright';
-import { supportDeskModel } from './script';
+import { AnthropicModel, OpenAIChatModel, ScriptedModel, type Model } from 'toolwright';
+import { billingModel, supportDeskModel } from './script';
 
 /**
  * The real model when the environment names one, else the embedded script:
@@ -19,4 +19,9 @@ export function selectModel(env: NodeJS.ProcessEnv = process.env): Model {
   if (env.ANTHROPIC_API_KEY)
     return new AnthropicModel({ model: env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-6', apiKey: env.ANTHROPIC_API_KEY });
   return supportDeskModel();
+}
+
+/** The billing sub-agent's model: the desk's real model, or billing's own embedded script beside the desk's. */
+export function selectBillingModel(deskModel: Model): Model {
+  return deskModel instanceof ScriptedModel ? billingModel() : deskModel;
 }

@@ -1,10 +1,11 @@
-import { InMemoryStore, type ScriptedModel, type SessionStore } from 'toolwright';
+import { InMemoryStore, ScriptedModel, type SessionStore } from 'toolwright';
 import { SqliteStore } from 'toolwright/stores';
 import { formatExchange, runConversation, streamConversation, type Exchange } from './conversation';
-import { AGENT_NAME, createSupportDesk } from './desk';
-import { selectModel } from './model';
+import { AGENT_NAME, createSupportDesk, createTicketDesk } from './desk';
+import { selectBillingModel, selectModel } from './model';
 import { CONVERSATION, supportDeskModel } from './script';
 import { CUSTOMER, seedShop } from './shop';
+import { TicketSummary } from './ticket';
 
 function demo(store: SessionStore = new InMemoryStore()) {
   const model = supportDeskModel();
@@ -86,7 +87,7 @@ describe('support-desk demo, end to end', () => {
     expect(text).toContain('desk  › Done: refund RF-1 of 20.00 USD for order A-100 is approved.');
   });
 
-  it('streams the demo (npm run demo): the text as it arrives, the same runs as runConversation', async () => {
+  it('streams the text desk: the text as it arrives, the same runs as runConversation', async () => {
     const chunks: string[] = [];
     const streamed = await streamConversation(demo().desk, 'desk-stream', CONVERSATION, (text) => chunks.push(text));
     const ran = await runConversation(demo().desk, 'desk-stream', CONVERSATION);
@@ -102,5 +103,108 @@ describe('support-desk demo, end to end', () => {
     expect((selectModel({}) as ScriptedModel).name).toBe('scripted-support-desk');
     expect(selectModel({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3' }).name).toBe('openai:llama3');
     expect(selectModel({ ANTHROPIC_API_KEY: 'k' }).name).toBe('anthropic:claude-sonnet-4-6');
+  });
+});
+
+describe('support-desk ticket desk (npm run demo): typed summaries and a billing sub-agent', () => {
+  async function ticketDemo(store: SessionStore = new InMemoryStore()) {
+    const model = supportDeskModel();
+    const shop = seedShop();
+    const billingModel = selectBillingModel(model) as ScriptedModel;
+    const desk = await createTicketDesk({ model, billingModel, store, shop });
+    return { model, billingModel, shop, store, ...desk };
+  }
+
+  it('answers every message with a TicketSummary; the refund goes through billing after a corrected amount', async () => {
+    const { desk, close, shop, model, billingModel } = await ticketDemo();
+    try {
+      const exchanges = await runConversation(desk, 'ticket-1', CONVERSATION);
+
+      expect(exchanges.every((e) => e.result.output instanceof TicketSummary)).toBe(true);
+      expect(exchanges.map((e) => e.result.output)).toEqual([
+        { reply: 'Hello Alice, nice to meet you! How can I help?', topic: 'greeting' },
+        { reply: 'Order A-100: 59.90 USD, shipped.', topic: 'order_status', order_id: 'A-100' },
+        {
+          reply: 'Done: billing refunded 20.00 USD for order A-100 (refund RF-1).',
+          topic: 'refund',
+          order_id: 'A-100',
+          refund_cents: 2000,
+        },
+        { reply: 'I am sorry, I cannot share anything about that order: it is not on your account.', topic: 'access_denied' },
+        { reply: 'Noted: updates will go to you by email.', topic: 'preference' },
+      ]);
+      // The desk's model was offered billing, not process_refund; billing's model only process_refund.
+      expect(model.requests[0].tools.map((t) => t.name)).toEqual(expect.arrayContaining(['billing', 'final_answer']));
+      expect(model.requests[0].tools.map((t) => t.name)).not.toContain('process_refund');
+      expect(billingModel.requests[0].tools.map((t) => t.name)).toEqual(['process_refund', 'final_answer']);
+
+      const refund = exchanges[2].result;
+      expect(refund.toolCalls.map((c) => [c.name, c.status, c.code])).toEqual([
+        ['billing', 'error', 'INVALID_ARGUMENTS'],
+        ['billing', 'ok', undefined],
+      ]);
+      // The sub-agent's answer is its validated RefundReceipt, which the desk's model read as the tool's result.
+      expect(JSON.parse(refund.toolCalls[1].result)).toEqual({
+        status: 'refunded',
+        order_id: 'A-100',
+        refund_id: 'RF-1',
+        amount_cents: 2000,
+        currency: 'USD',
+        message: 'Refund approved',
+      });
+      // Billing ran once, as alice (the refund service saw her), in a session of its own under the desk's.
+      expect(billingModel.requests).toHaveLength(2);
+      expect(shop.refunds.refundsFor('A-100')).toEqual([expect.objectContaining({ amountCents: 2000, requestedBy: 'alice' })]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('sends a summary that breaks the schema back to the desk model, which corrects it', async () => {
+    const shop = seedShop();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'final_answer', arguments: { reply: '', topic: 'weather' } }] },
+      { toolCalls: [{ name: 'final_answer', arguments: { reply: 'Hello!', topic: 'greeting' } }] },
+    ]);
+    const { desk, close } = await createTicketDesk({ model, store: new InMemoryStore(), shop });
+    try {
+      const result = await desk.run('Hi', { sessionId: 'ticket-2', ...CUSTOMER });
+      expect(result.output).toEqual({ reply: 'Hello!', topic: 'greeting' });
+      const correction = model.requests[1].messages.at(-1)!.content!;
+      expect(correction).toContain('reply');
+      expect(correction).toContain('topic');
+    } finally {
+      await close();
+    }
+  });
+
+  it('streams the ticket desk (npm run demo): each reply as it arrives, then its ticket; the same runs as runConversation', async () => {
+    const chunks: string[] = [];
+    const streaming = await ticketDemo();
+    const running = await ticketDemo();
+    try {
+      const streamed = await streamConversation(streaming.desk, 'ticket-stream', CONVERSATION, (text) => chunks.push(text));
+      const ran = await runConversation(running.desk, 'ticket-stream', CONVERSATION);
+      const text = chunks.join('');
+      const shape = (e: Exchange<TicketSummary>) => [
+        e.user,
+        e.result.status,
+        e.result.output,
+        e.result.toolCalls.map((c) => [c.name, c.status]),
+      ];
+      expect(streamed.map(shape)).toEqual(ran.map(shape));
+      for (const e of ran) expect(text).toContain(`desk  › ${e.result.output!.reply}\n      🎫 topic=${e.result.output!.topic}`);
+      expect(text).toContain('🎫 topic=refund order=A-100 refund=20.00');
+      expect(text).not.toContain('"reply"'); // the raw JSON is not shown
+    } finally {
+      await streaming.close();
+      await running.close();
+    }
+  });
+
+  it('gives billing its own script when the desk runs on the embedded one, and the real model otherwise', () => {
+    expect((selectBillingModel(supportDeskModel()) as ScriptedModel).name).toBe('scripted-billing');
+    const real = selectModel({ ANTHROPIC_API_KEY: 'k' });
+    expect(selectBillingModel(real)).toBe(real);
   });
 });

@@ -4,6 +4,7 @@ import { InMemoryStore } from '../stores/in-memory.store';
 import { SqliteStore } from '../stores/sqlite.store';
 import type { SessionStore } from '../stores/store';
 import { ToolCatalog } from './catalog';
+import { planOutput, type OutputPlan } from './final-output';
 import { HookSet } from './hooks';
 import { ModelTurns } from './model-turn';
 import type { RunEnd } from './run-end';
@@ -22,6 +23,8 @@ export interface AgentParts {
   runs: RunPersistence;
   tools: ToolRunner;
   model: ModelTurns;
+  /** The structured final answer (`output`), and how the model is told it. */
+  output?: OutputPlan;
   /** Where the run's end saves and who hears of it (see `finish`). */
   end: RunEnd;
   stopWhen: AgentOptions['stopWhen'];
@@ -59,9 +62,15 @@ export function agentParts(options: AgentOptions<unknown>): AgentParts {
     },
     (state) => runs.loadMemory(state),
   );
-  const model = new ModelTurns(options.model, options.tracing, steps);
+  const output = options.output ? planOutput(options.output, options.name, options.model) : undefined;
+  if (output && !output.native && registry.has(output.tool.name))
+    throw new ToolwrightConfigError(
+      `agent "${options.name}": a tool is named "${output.tool.name}", the name its model answers \`output\` through`,
+    );
+  const model = new ModelTurns(options.model, options.tracing, steps, output);
   const end = { runs, hooks, steps };
-  return { registry, store, maxTurns, catalog, hooks, runs, tools, model, end, stopWhen: options.stopWhen, tracing: options.tracing };
+  const { stopWhen, tracing } = options;
+  return { registry, store, maxTurns, catalog, hooks, runs, tools, model, output, end, stopWhen, tracing };
 }
 
 /** Durable steps (see StepJournal); none for a store that keeps nothing past the process. */

@@ -7,7 +7,7 @@ import type { CatalogSelection } from './catalog';
 import { agentParts, type AgentParts } from './agent-parts';
 import { AgentTool, type AgentToolOptions } from './agent-tool';
 import { MaxTurnsExceededError, RetryBudgetExceededError, RunAbortedError } from './errors';
-import { compileFinalOutput, correction, withOutputSchema, type FinalOutput } from './final-output';
+import { correction, withOutputSchema, type FinalOutput } from './final-output';
 import { RunEventStream, type RunEvents } from './event-stream';
 import { emitToolCalls, type AgentEvent } from './events';
 import type { Model, ModelUsage } from './model';
@@ -48,7 +48,7 @@ export class Agent<O = string> {
     this.name = options.name;
     this.model = options.model;
     this.parts = agentParts(options);
-    if (options.output) this.output = compileFinalOutput(options.output, options.name);
+    this.output = this.parts.output?.output;
     this.outputBudget = options.retryBudget ?? 2;
     this.registry = this.parts.registry;
     this.store = this.parts.store;
@@ -199,7 +199,8 @@ export class Agent<O = string> {
     if (hooks.observed) await hooks.emitStart(state);
     state.events?.emit({ type: 'run-start', runId: state.runId, sessionId: state.key.sessionId, resumed: state.resumed });
     const keeping = runs.keepClaim(state);
-    if (this.output) state.instructions = withOutputSchema(state.instructions, this.output.schema);
+    const plan = this.parts.output;
+    if (plan) state.instructions = withOutputSchema(state.instructions, plan.format.schema, plan.native);
     let outcome: RunOutcome;
     try {
       // A resume that still waits on decisions: they were written by compare-and-set, the run stays paused.

@@ -14,6 +14,11 @@ import type { PendingApproval, PendingInput, RunResult, ToolCallRecord } from '.
 export type AgentEvent<O = string> =
   | { type: 'run-start'; runId: string; sessionId: string; resumed: boolean }
   | { type: 'text-delta'; runId: string; turn: number; delta: string }
+  /**
+   * The structured final answer (`output`) as it arrives: the object its text holds so far (a
+   * tolerant partial-JSON read, unvalidated). The validated instance is `run-end`'s `result.output`.
+   */
+  | { type: 'output-partial'; runId: string; turn: number; partial: Record<string, unknown> }
   /** A tool call whose arguments are complete, as the model wrote them (JSON text). */
   | { type: 'tool-call'; runId: string; turn: number; toolCallId: string; name: string; arguments: string }
   | ({ type: 'tool-progress'; runId: string; toolCallId: string; name: string } & ToolProgress)

@@ -4,6 +4,7 @@ import type { TracingOptions } from '../tracing/options';
 import { activeTracer, traceModelCall } from '../tracing/tracing';
 import type { CatalogSelection } from './catalog';
 import { ModelCallFailedError } from './errors';
+import { FINAL_ANSWER_TOOL, partialOutput, type OutputPlan } from './final-output';
 import type { Model, ModelRequest, ModelResponse } from './model';
 import type { RunState } from './run-state';
 import type { StepJournal } from './step-journal';
@@ -18,6 +19,7 @@ export class ModelTurns {
     private readonly model: Model,
     private readonly tracing: TracingOptions | undefined,
     private readonly steps: StepJournal | undefined,
+    private readonly output: OutputPlan | undefined,
   ) {}
 
   /** The model's response to the run's history so far. */
@@ -37,13 +39,19 @@ export class ModelTurns {
   /** One model call (generated or streamed). */
   private async generate(state: RunState, selection: CatalogSelection): Promise<ModelResponse> {
     try {
-      const request = modelRequest(state, selection);
+      const request = modelRequest(state, selection, this.output);
       const streams = state.events !== undefined && this.model.stream !== undefined;
       const response = await this.traced(state, request, () => (streams ? this.streamed(state, request) : this.model.generate(request)));
       // A model without `stream` streams its answer as one delta (here, not in a `then`: no extra promise a turn).
       if (state.events && !streams && response.content)
         state.events.emit({ type: 'text-delta', runId: state.runId, turn: state.turns + 1, delta: response.content });
-      return response;
+      const answer = this.output && !this.output.native ? finalAnswer(response) : response;
+      // ...and its structured answer as one partial object.
+      if (state.events && !streams && this.output && answer.toolCalls.length === 0) {
+        const partial = partialOutput(answer.content ?? '');
+        if (partial) state.events.emit({ type: 'output-partial', runId: state.runId, turn: state.turns + 1, partial });
+      }
+      return answer;
     } catch (error) {
       throw new ModelCallFailedError(this.model.name, state.key.sessionId, state.context.getConversationHistory(), error);
     }
@@ -79,6 +87,8 @@ export class ModelTurns {
         unlink = onAbort(signal, () => reject(new Error('The run was cancelled while the model streamed.', { cause: signal.reason })));
       });
     aborted?.catch(() => undefined);
+    // The structured answer's text so far, for its partial object (a turn that calls tools shows none).
+    let answer = this.output ? '' : undefined;
     try {
       for (;;) {
         // Pulled as the reader reads: while it is behind, the model's next part is not asked for.
@@ -90,8 +100,19 @@ export class ModelTurns {
         const next = aborted ? await Promise.race([parts.next(), aborted]) : await parts.next();
         if (next.done) throw new ModelError(this.model.name, 'the response stream ended without a finish part');
         const part = next.value;
-        if (part.type === 'text-delta') events.emit({ type: 'text-delta', runId: state.runId, turn, delta: part.delta });
-        else if (part.type === 'finish') return part.response;
+        if (part.type === 'text-delta') {
+          events.emit({ type: 'text-delta', runId: state.runId, turn, delta: part.delta });
+          if (answer !== undefined) {
+            const partial = partialOutput((answer += part.delta));
+            if (partial) events.emit({ type: 'output-partial', runId: state.runId, turn, partial });
+          }
+        } else if (part.type === 'tool-call') {
+          // A final answer through the tool arrives whole: its object, once.
+          if (answer !== undefined && part.toolCall.name === FINAL_ANSWER_TOOL) {
+            const partial = partialOutput(part.toolCall.arguments);
+            if (partial) events.emit({ type: 'output-partial', runId: state.runId, turn, partial });
+          } else answer = undefined;
+        } else if (part.type === 'finish') return part.response;
       }
     } finally {
       unlink?.();
@@ -100,14 +121,24 @@ export class ModelTurns {
   }
 }
 
+/**
+ * A response that calls `final_answer` is the final answer: its arguments are the answer's text
+ * (calls beside it are not run: the model said it was done).
+ */
+function finalAnswer(response: ModelResponse): ModelResponse {
+  const call = response.toolCalls.find((c) => c.name === FINAL_ANSWER_TOOL);
+  return call ? { ...response, content: call.arguments, toolCalls: [] } : response;
+}
+
 /** A model turn's request; under a streamed run's Cancellation, `signal` is created only if the model reads it. */
-function modelRequest(state: RunState, selection: CatalogSelection): ModelRequest {
+function modelRequest(state: RunState, selection: CatalogSelection, plan: OutputPlan | undefined): ModelRequest {
   const cancel = state.signal;
   const instructions = state.instructions;
   const messages = state.context.getConversationHistory();
-  const tools = selection.definitions;
-  if (!(cancel instanceof Cancellation)) return { instructions, messages, tools, signal: cancel };
-  const request = { instructions, messages, tools, [RUN]: cancel };
+  const tools = plan && !plan.native ? [...selection.definitions, plan.tool] : selection.definitions;
+  const output = plan?.native ? plan.format : undefined;
+  if (!(cancel instanceof Cancellation)) return { instructions, messages, tools, output, signal: cancel };
+  const request = { instructions, messages, tools, output, [RUN]: cancel };
   // An own, enumerable getter shared by every request (a model wrapper's `{ ...request }` still carries the signal);
   // a getter in the literal would give every request its own hidden class, a WeakMap beside it costs more.
   return Object.defineProperty(request, 'signal', LAZY_SIGNAL);

@@ -1,5 +1,12 @@
 import type { Message, ToolCall } from '../session/message';
-import type { ToolDefinition } from '../metadata/json-schema';
+import type { JsonSchema, ToolDefinition } from '../metadata/json-schema';
+
+/** The structured final answer a run asks for (an agent's `output`): its name and JSON Schema. */
+export interface OutputFormat {
+  /** Provider-safe (letters, digits, `_`, `-`): the agent's name with `_output`. */
+  name: string;
+  schema: JsonSchema;
+}
 
 export interface ModelRequest {
   /** The agent's instructions (system prompt). */
@@ -8,6 +15,12 @@ export interface ModelRequest {
   messages: readonly Message[];
   /** The tools offered this turn. */
   tools: readonly ToolDefinition[];
+  /**
+   * The structured final answer, set only for a model whose `nativeOutput` took it: the model asks
+   * the provider for it in its native way (OpenAI `response_format`, Anthropic `output_config`),
+   * and its final text is that JSON.
+   */
+  output?: OutputFormat;
   signal?: AbortSignal;
 }
 
@@ -42,4 +55,18 @@ export interface Model {
    * `ModelError` from the iterator. Models without it still stream (one delta, from `generate`).
    */
   stream?(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+  /**
+   * Whether this model tells its provider `format` natively (then `request.output` carries it).
+   * Asked once per agent; a model without it, or answering false, gets a `final_answer` tool
+   * whose parameters are the schema instead (its arguments are the answer).
+   */
+  nativeOutput?(format: OutputFormat): boolean;
+}
+
+/** Why an output format has no strict form: a union at its root (strict modes want one object there); undefined when it has one. */
+export function rootUnion(format: OutputFormat): string | undefined {
+  const { schema } = format;
+  return schema.properties === undefined && (schema.anyOf ?? schema.oneOf) !== undefined
+    ? 'the output is a union of objects (anyOf at the root), which strict structured output cannot express'
+    : undefined;
 }

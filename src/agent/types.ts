@@ -24,11 +24,14 @@ export interface AgentOptions<O = string> {
   instructions?: string | ((context: AgentContext, memory: AgentMemory) => string);
   model: Model;
   /**
-   * A class-validator class for a structured final answer: the model is told its schema, the answer
-   * is validated like tool arguments, and an invalid one goes back to the model with its field errors
-   * (under `retryBudget`). `RunResult.output` is the instance (typed: `Agent<O>`); `RunResult.text` keeps the text.
+   * A class-validator class for a structured final answer, or a list of classes forming a union keyed
+   * by a literal field every class pins with `@Equals(...)` (as a tool's `output`): the model is told
+   * its schema in its provider's native way (`Model.nativeOutput`), else through a `final_answer` tool;
+   * the answer is validated like tool arguments, and an invalid one goes back to the model with its
+   * field errors (under `retryBudget`). `RunResult.output` is the instance of the matched class (typed:
+   * `Agent<O>`); `RunResult.text` keeps the text.
    */
-  output?: ClassType<O>;
+  output?: ClassType<O> | readonly ClassType<O>[];
   /** Tool classes (built into a registry with `container`) or a ready registry. */
   tools: ToolRegistry | readonly ClassType[];
   container?: ContainerLike;

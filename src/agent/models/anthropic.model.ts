@@ -15,7 +15,7 @@ import { maxEventBytes, readSseEvents } from './sse-events';
 import { requirePeer } from '../../errors/optional-peer';
 import { toAnthropicTool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';
+import { rootUnion, type Model, type ModelRequest, type ModelResponse, type ModelStreamPart, type OutputFormat } from '../model';
 
 export interface AnthropicModelOptions {
   /** e.g. `claude-sonnet-4-6`. */
@@ -35,6 +35,14 @@ export interface AnthropicModelOptions {
   name?: string;
   /** Send tools with strict tool use (grammar-constrained inputs); a schema strict mode cannot express is sent non-strict. */
   strictTools?: boolean;
+  /**
+   * Ask for an agent's structured output natively: `output_config.format` (`json_schema`), when
+   * the schema has a strict equivalent (default true). Otherwise, or with `false` (a model or
+   * gateway without structured outputs), the agent offers a `final_answer` tool instead.
+   */
+  nativeOutput?: boolean;
+  /** Told why a tool or output schema asked for in strict mode is not sent strict (a tool is then sent as written). */
+  onStrictFallback?: (reason: string, name: string) => void;
   /** The most one streamed event may hold (default 4 MiB); a larger one ends the stream with a non-retryable ModelError. */
   maxEventBytes?: number;
 }
@@ -54,6 +62,8 @@ export class AnthropicModel implements Model {
   readonly name: string;
   private readonly maxEventBytes: number;
   private readonly client: Anthropic;
+  // Converted once per agent's output format; undefined: no strict equivalent (the agent offers final_answer).
+  private readonly formats = new WeakMap<OutputFormat, Record<string, unknown> | undefined>();
 
   constructor(private readonly options: AnthropicModelOptions) {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
@@ -72,6 +82,23 @@ export class AnthropicModel implements Model {
       if (error instanceof ToolwrightConfigError) throw error; // the SDK is not installed
       throw new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
     }
+  }
+
+  nativeOutput(format: OutputFormat): boolean {
+    return (this.options.nativeOutput ?? true) && this.outputSchema(format) !== undefined;
+  }
+
+  /** The output schema in the grammar structured outputs take (strict tool use's), once per format. */
+  private outputSchema(format: OutputFormat): Record<string, unknown> | undefined {
+    if (this.formats.has(format)) return this.formats.get(format);
+    const def = { name: format.name, description: '', parameters: format.schema };
+    // Structured outputs' root must be one object: a union (anyOf at the root) goes through final_answer.
+    const union = rootUnion(format);
+    if (union) this.options.onStrictFallback?.(union, format.name);
+    const tool = union ? undefined : toAnthropicTool(def, { strict: true, onFallback: this.options.onStrictFallback });
+    const schema = tool?.strict ? (tool.input_schema as Record<string, unknown>) : undefined;
+    this.formats.set(format, schema);
+    return schema;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
@@ -133,6 +160,7 @@ export class AnthropicModel implements Model {
 
   /** The request body both ways share. */
   private body(request: ModelRequest): MessageCreateParamsNonStreaming {
+    const schema = request.output && this.outputSchema(request.output);
     const system = [request.instructions, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
       .filter((text): text is string => !!text)
       .join('\n\n');
@@ -142,8 +170,13 @@ export class AnthropicModel implements Model {
       messages: toAnthropicMessages(request),
       ...(system ? { system } : {}),
       ...(request.tools.length > 0
-        ? { tools: request.tools.map((def) => toAnthropicTool(def, { strict: this.options.strictTools })) }
+        ? {
+            tools: request.tools.map((def) =>
+              toAnthropicTool(def, { strict: this.options.strictTools, onFallback: this.options.onStrictFallback }),
+            ),
+          }
         : {}),
+      ...(schema ? { output_config: { format: { type: 'json_schema' as const, schema } } } : {}),
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
     };
   }

@@ -5,4 +5,4 @@ export { OpenAIChatModel } from './openai.model';
 export type { OpenAIChatModelOptions, OpenAIClientLike } from './openai.model';
 export { AnthropicModel } from './anthropic.model';
 export type { AnthropicModelOptions, AnthropicClientLike } from './anthropic.model';
-export type { Model, ModelRequest, ModelResponse, ModelStreamPart, ModelUsage } from '../model';
+export type { Model, ModelRequest, ModelResponse, ModelStreamPart, ModelUsage, OutputFormat } from '../model';

@@ -16,7 +16,7 @@ import { requirePeer } from '../../errors/optional-peer';
 import type { JsonSchema } from '../../metadata/json-schema';
 import { nullsToAbsent, toOpenAITool } from '../../schema/providers';
 import type { ToolCall } from '../../session/message';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../model';
+import { rootUnion, type Model, type ModelRequest, type ModelResponse, type ModelStreamPart, type OutputFormat } from '../model';
 
 export interface OpenAIChatModelOptions {
   /** `gpt-4.1`, or whatever name a local server (llama.cpp, vLLM, Ollama) gives its model. */
@@ -40,6 +40,14 @@ export interface OpenAIChatModelOptions {
   timeoutMs?: number;
   /** The SDK's own retries on 408/409/429/5xx and connection errors. Default 2. */
   maxRetries?: number;
+  /**
+   * Ask for an agent's structured output natively: `response_format: { type: 'json_schema' }`,
+   * strict when the schema allows it (default true). `false` for a compatible server without it:
+   * the agent then offers a `final_answer` tool instead.
+   */
+  nativeOutput?: boolean;
+  /** Told why a tool or output schema asked for in strict mode is sent non-strict (the schema is then sent as written). */
+  onStrictFallback?: (reason: string, name: string) => void;
   /** The model's name in logs; defaults to `openai:<model>`. */
   name?: string;
   /** The most one streamed chunk may hold (default 4 MiB); a larger one ends the stream with a non-retryable ModelError. */
@@ -61,6 +69,8 @@ export class OpenAIChatModel implements Model {
   readonly name: string;
   private readonly maxEventBytes: number;
   private readonly client: OpenAI;
+  // Converted once per agent's output format (the same object every turn).
+  private readonly formats = new WeakMap<OutputFormat, ResponseFormat>();
 
   constructor(private readonly options: OpenAIChatModelOptions) {
     this.name = options.name ?? `${PROVIDER}:${options.model}`;
@@ -79,6 +89,10 @@ export class OpenAIChatModel implements Model {
       if (error instanceof ToolwrightConfigError) throw error; // the SDK is not installed
       throw new ModelError(PROVIDER, error instanceof Error ? error.message : String(error), undefined, false, error);
     }
+  }
+
+  nativeOutput(): boolean {
+    return this.options.nativeOutput ?? true;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
@@ -143,11 +157,14 @@ export class OpenAIChatModel implements Model {
 
   /** The request body both ways share, and the tools sent strict (whose nulls mean "absent"). */
   private request(request: ModelRequest): { body: ChatCompletionCreateParamsNonStreaming; strictSchemas: Map<string, JsonSchema> } {
-    const tools = request.tools.map((def) => ({ def, tool: toOpenAITool(def, { strict: this.options.strictTools }) }));
+    const onFallback = this.options.onStrictFallback;
+    const tools = request.tools.map((def) => ({ def, tool: toOpenAITool(def, { strict: this.options.strictTools, onFallback }) }));
+    const format = request.output && this.responseFormat(request.output);
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: this.options.model,
       messages: toChatMessages(request),
       ...(tools.length > 0 ? { tools: tools.map(({ tool }) => tool) } : {}),
+      ...(format ? { response_format: format.body } : {}),
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
     };
     if (this.options.maxTokens !== undefined) {
@@ -157,9 +174,37 @@ export class OpenAIChatModel implements Model {
     const strictSchemas = new Map<string, JsonSchema>(
       tools.filter(({ tool }) => tool.function.strict).map(({ def }) => [def.name, def.parameters]),
     );
+    if (format?.strictSchema) strictSchemas.set(OUTPUT_KEY, format.strictSchema);
     return { body, strictSchemas };
   }
+
+  /** The output schema as Structured Outputs takes it: strict (optional fields as null) when it can be, else as written. */
+  private responseFormat(output: OutputFormat): ResponseFormat {
+    let format = this.formats.get(output);
+    if (!format) {
+      const def = { name: output.name, description: '', parameters: output.schema };
+      // Structured Outputs' root must be one object: a union (anyOf at the root) is sent non-strict.
+      const union = rootUnion(output);
+      if (union) this.options.onStrictFallback?.(union, output.name);
+      const { parameters, strict } = toOpenAITool(def, { strict: !union, onFallback: this.options.onStrictFallback }).function;
+      format = {
+        body: { type: 'json_schema', json_schema: { name: output.name, schema: parameters, strict: !!strict } },
+        strictSchema: strict ? output.schema : undefined,
+      };
+      this.formats.set(output, format);
+    }
+    return format;
+  }
 }
+
+/** A `response_format` body, and the original schema when it was made strict (its nulls then mean "absent"). */
+interface ResponseFormat {
+  body: NonNullable<ChatCompletionCreateParamsNonStreaming['response_format']>;
+  strictSchema: JsonSchema | undefined;
+}
+
+// The structured answer's schema beside the tools' in `strictSchemas` (no tool has an empty name).
+const OUTPUT_KEY = '';
 
 /** A tool call as its pieces arrive. */
 interface StreamedCall {
@@ -257,8 +302,10 @@ function toResponse(
     const name = typeof fn?.name === 'string' ? fn.name : '';
     return [{ id: call.id || `call_${randomUUID()}`, name, arguments: readArguments(fn?.arguments, strictSchemas.get(name)) }];
   });
+  const output = strictSchemas.get(OUTPUT_KEY);
   return {
-    content: message.content ?? message.refusal ?? null,
+    // A strict structured answer spells "absent" as null, as strict tool arguments do.
+    content: output && message.content ? readArguments(message.content, output) : (message.content ?? message.refusal ?? null),
     toolCalls,
     usage: usage ? { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } : undefined,
     finishReason: finishReason ?? undefined,
