@@ -15,6 +15,7 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorText } from '../errors/errors';
+import { CallAttribution } from './attribution';
 import type { Connect, Connection, ConnectionEvents, ElicitRequestParams, Endpoint, ListedTool } from './connection';
 import { RemoteToolError } from './remote-error';
 
@@ -22,7 +23,14 @@ import { RemoteToolError } from './remote-error';
 
 const CLIENT_INFO = { name: 'toolwright', version: '0.1.0' };
 
-function transportFor(endpoint: Endpoint): Transport {
+function transportFor(endpoint: Endpoint, attribution: CallAttribution): Transport {
+  const transport = baseTransport(endpoint, attribution);
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(attribution.outgoing(message), options);
+  return transport;
+}
+
+function baseTransport(endpoint: Endpoint, attribution: CallAttribution): Transport {
   if (endpoint.transport === 'stdio') {
     return new StdioClientTransport({
       command: endpoint.command,
@@ -37,6 +45,8 @@ function transportFor(endpoint: Endpoint): Transport {
     requestInit: { headers: endpoint.headers },
     // OAuth 2.1 (PKCE, resource indicators, client registration, refresh) is the SDK's, through the app's provider.
     authProvider: endpoint.authProvider as OAuthClientProvider | undefined,
+    // Tells which call a server's elicitation or sampling request came with (the stream it arrived on).
+    fetch: attribution.fetch(),
     // A stream the server closes is resumed (at the server's `retry` pace, with Last-Event-ID); a dead server is the pool's to reconnect.
     reconnectionOptions: { maxReconnectionDelay: 5000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   });
@@ -50,8 +60,9 @@ export const connectSdk: Connect = async (endpoint, events) => {
     closed = true;
     events.onClose();
   };
-  wire(client, events);
-  await client.connect(transportFor(endpoint)).catch((error: unknown) => {
+  const attribution = new CallAttribution();
+  wire(client, events, attribution);
+  await client.connect(transportFor(endpoint, attribution)).catch((error: unknown) => {
     throw refused(error) ?? error;
   });
   const connection: Connection = {
@@ -73,12 +84,14 @@ export const connectSdk: Connect = async (endpoint, events) => {
       return tools;
     },
     async callTool(request) {
+      const mark = request.caller === undefined ? undefined : attribution.mark(request.caller);
+      const meta = mark === undefined ? request.meta : { ...request.meta, ...mark.meta };
       // `request`, not `callTool`: the registry checks structuredContent against outputSchema itself (the same Ajv path as local tools).
       const result = await client
         .request(
           {
             method: 'tools/call',
-            params: { name: request.name, arguments: request.arguments as Record<string, unknown>, _meta: request.meta },
+            params: { name: request.name, arguments: request.arguments as Record<string, unknown>, _meta: meta },
           },
           CallToolResultSchema,
           {
@@ -90,7 +103,8 @@ export const connectSdk: Connect = async (endpoint, events) => {
         )
         .catch((error: unknown) => {
           throw request.signal?.aborted ? error : remoteError(error);
-        });
+        })
+        .finally(() => mark?.release());
       return result;
     },
     async setLogLevel(level) {
@@ -104,10 +118,10 @@ export const connectSdk: Connect = async (endpoint, events) => {
   return connection;
 };
 
-function wire(client: Client, events: ConnectionEvents): void {
+function wire(client: Client, events: ConnectionEvents, attribution: CallAttribution): void {
   client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
     try {
-      const answer = await events.onSample(request.params, extra.signal);
+      const answer = await events.onSample(request.params, extra.signal, attribution.take(extra.requestId));
       return { ...answer };
     } catch (error) {
       throw new McpError(ErrorCode.InvalidRequest, errorText(error));
@@ -117,8 +131,12 @@ function wire(client: Client, events: ConnectionEvents): void {
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => events.onLog(n.params.level, n.params.data, n.params.logger));
   client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     const params = request.params as ElicitRequestParams & { mode?: string };
-    const answer = await events.onElicit(params.mode === 'url' ? params : { ...params, mode: 'form' }, extra.signal);
-    return answer;
+    const caller = attribution.take(extra.requestId);
+    try {
+      return await events.onElicit(params.mode === 'url' ? params : { ...params, mode: 'form' }, extra.signal, caller);
+    } catch (error) {
+      throw new McpError(ErrorCode.InvalidRequest, errorText(error));
+    }
   });
 }
 

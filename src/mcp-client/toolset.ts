@@ -24,7 +24,7 @@ export class McpToolset implements ToolSource {
   readonly name: string;
   private readonly pool: ConnectionPool;
   private readonly listeners = new Set<() => void>();
-  /** The calls running on each identity's connection: where its progress-less log and elicitation go. */
+  /** The calls running on each identity's connection: where its logs go, and whose its requests may be. */
   private readonly running = new Map<string, AgentContext[]>();
   /** The identity the tools are listed with (its connection is watched for list changes). */
   private listKey?: string;
@@ -174,6 +174,7 @@ export class McpToolset implements ToolSource {
               signal,
               timeoutMs: this.requestTimeout,
               onProgress: (p) => context.reportProgress(p.progress, p.total, p.message),
+              caller: context,
             });
           } finally {
             running();
@@ -213,8 +214,8 @@ export class McpToolset implements ToolSource {
         if (key === this.listKey && (this.options.watch ?? true)) setTimeout(() => this.changed(), 50).unref();
       },
       onLog: (level, data, logger) => this.log(key, level, data, logger),
-      onElicit: (params, signal) => this.elicit(key, params, signal),
-      onSample: (params, signal) => sampleThrough(this.running.get(key) ?? [], params, signal),
+      onElicit: (params, signal, caller) => this.elicit(this.caller(key, caller), params, signal),
+      onSample: (params, signal, caller) => sampleThrough(this.caller(key, caller), params, signal),
     };
   }
 
@@ -231,13 +232,25 @@ export class McpToolset implements ToolSource {
     else this.options.onLog?.({ level: lvl, message, ...(extra !== undefined && { data: extra }), server: this.name });
   }
 
-  /** The latest call on that connection asks its own surface (the MCP client, the agent's input flow); no one there: declined. */
-  private async elicit(key: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitAnswer> {
+  /**
+   * The call a server's request belongs to: the one the connection names, else the only call
+   * running there. With several running and none named (stdio tells nothing), the request is
+   * refused rather than put to a person who did not cause it.
+   */
+  private caller(key: string, named: object | undefined): AgentContext | undefined {
     const calls = this.running.get(key) ?? [];
-    const port = calls
-      .map((c) => c.toolCall?.elicit)
-      .reverse()
-      .find((p) => p !== undefined);
+    if (named !== undefined) return calls.find((c) => c === named);
+    if (calls.length > 1)
+      throw new RemoteToolError(
+        'protocol',
+        `MCP server "${this.name}": a request came while ${calls.length} calls ran on the connection and it cannot tell whose it is; refused.`,
+      );
+    return calls[0];
+  }
+
+  /** The call it came with asks its own surface (the MCP client, the agent's input flow); no one there: declined. */
+  private async elicit(call: AgentContext | undefined, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitAnswer> {
+    const port = call?.toolCall?.elicit;
     if (!port) return { action: 'decline' };
     try {
       const answer = await port.relay(params, signal);
