@@ -90,6 +90,8 @@ export type Endpoint =
 export interface Connection {
   listTools(timeoutMs: number): Promise<ListedTool[]>;
   callTool(request: CallRequest): Promise<CallResult>;
+  /** Any other request (`resources/read`, `prompts/get`…): its result as sent, only checked to be an object. */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<Record<string, unknown>>;
   /** The level of log messages the server should send (`logging/setLevel`), if it logs. */
   setLogLevel(level: string): Promise<void>;
   readonly closed: boolean;

@@ -107,6 +107,11 @@ export const connectSdk: Connect = async (endpoint, events) => {
         .finally(() => mark?.release());
       return result;
     },
+    async request(method, params, timeoutMs, signal) {
+      return client.request({ method, params }, ResultSchema, { timeout: timeoutMs, signal }).catch((error: unknown) => {
+        throw signal?.aborted ? error : remoteError(error);
+      });
+    },
     async setLogLevel(level) {
       if (client.getServerCapabilities()?.logging) await client.setLoggingLevel(level as LoggingLevel);
     },

@@ -54,7 +54,7 @@ describe('over Streamable HTTP (the stream a request arrives on names its call)'
     expect(ada).not.toContain('Grace Hopper');
     expect(grace).toContain('Grace Hopper');
     expect(grace).not.toContain('Ada Lovelace');
-    expect(registry.describe('ev_trigger-elicitation-request').origin.source).toBe('everything');
+    expect(registry.describe('ev_trigger-elicitation-request').origin?.source).toBe('everything');
   }, 30_000);
 
   it("answers each call's sampling request from that call's own model", async () => {
