@@ -24,7 +24,13 @@ async function main(): Promise<void> {
   console.log(`account desk · model ${model.name} · tools ${desk.registry.names().join(', ')}\n`);
   try {
     // The account manager approves the delete (a real app asks the person: the chat, a CLI prompt).
-    await runConversation(desk, `remote-desk-${process.pid}`, CONVERSATION, () => true, (line) => console.log(line));
+    await runConversation(
+      desk,
+      `remote-desk-${process.pid}`,
+      CONVERSATION,
+      () => true,
+      (line) => console.log(line),
+    );
   } finally {
     await desk.close();
     rmSync(dir, { recursive: true, force: true });

@@ -70,7 +70,8 @@ function observations(body: Record<string, unknown>): string[] {
 function parse(content: string): Record<string, unknown> {
   const body = JSON.parse(content) as Record<string, unknown>;
   const first = Array.isArray(body.content) ? (body.content[0] as { type?: string; text?: string } | undefined) : undefined;
-  if (first?.type === 'text' && typeof first.text === 'string' && /^[[{]/.test(first.text)) return JSON.parse(first.text) as Record<string, unknown>;
+  if (first?.type === 'text' && typeof first.text === 'string' && /^[[{]/.test(first.text))
+    return JSON.parse(first.text) as Record<string, unknown>;
   return body;
 }
 
