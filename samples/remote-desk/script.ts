@@ -44,7 +44,7 @@ function readToolResult(result: ToolMessage, userText: string): ScriptedStep {
       const note = /note that they (.+?)\.?$/i.exec(userText);
       if (!note) return { text: `${String(body.name)}: ${String(body.plan)} plan, ${String(body.seats)} seats.` };
       return call('notes_create_entities', {
-        entities: [{ name: body.name, entityType: 'account', observations: [`${body.account_id}: ${note[1]}`] }],
+        entities: [{ name: body.name, entityType: 'account', observations: [`${String(body.account_id)}: ${note[1]}`] }],
       });
     }
     case 'notes_create_entities':
@@ -54,7 +54,9 @@ function readToolResult(result: ToolMessage, userText: string): ScriptedStep {
       return { text: known.length ? `We know: ${known.join('; ')}.` : 'We have no notes on that.' };
     }
     case 'notes_delete_entities':
-      return { text: body.code ? `The notes were kept (${String(body.code)}).` : 'Done: the notes on that account are deleted.' };
+      return {
+        text: typeof body.code === 'string' ? `The notes were kept (${body.code}).` : 'Done: the notes on that account are deleted.',
+      };
     default:
       return { text: 'Done.' };
   }
