@@ -11,3 +11,5 @@ export type {
   RemoteFeature,
   FeatureAuthorize,
 } from './features';
+export { authorizationCode, AuthorizationCodeProvider, MemoryOAuthStore } from './oauth';
+export type { AuthorizationCodeOptions, OAuthSession, OAuthStore } from './oauth';

@@ -52,7 +52,32 @@ function baseTransport(endpoint: Endpoint, attribution: CallAttribution): Transp
   });
 }
 
+/**
+ * Connects; when the server asks for OAuth consent first (an authorization-code provider sent the
+ * person to the authorization URL), waits for the code, exchanges it and connects once more.
+ */
 export const connectSdk: Connect = async (endpoint, events) => {
+  const transports: Transport[] = [];
+  try {
+    return await connectOnce(endpoint, events, transports);
+  } catch (error) {
+    const code = error instanceof UnauthorizedError ? consentOf(endpoint) : undefined;
+    if (code === undefined) throw refused(error) ?? error;
+    await (transports[0] as StreamableHTTPClientTransport).finishAuth(await code);
+    return connectOnce(endpoint, events, transports).catch((again: unknown) => {
+      throw refused(again) ?? again;
+    });
+  }
+};
+
+/** The code the person's consent gives, when the provider sent them to authorize. */
+function consentOf(endpoint: Endpoint): Promise<string> | undefined {
+  if (endpoint.transport !== 'http') return undefined;
+  const provider = endpoint.authProvider as { authorizationCode?: () => Promise<string> | undefined } | undefined;
+  return provider?.authorizationCode?.();
+}
+
+async function connectOnce(endpoint: Endpoint, events: ConnectionEvents, transports: Transport[]): Promise<Connection> {
   const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } });
   let closed = false;
   client.onclose = () => {
@@ -62,9 +87,9 @@ export const connectSdk: Connect = async (endpoint, events) => {
   };
   const attribution = new CallAttribution();
   wire(client, events, attribution);
-  await client.connect(transportFor(endpoint, attribution)).catch((error: unknown) => {
-    throw refused(error) ?? error;
-  });
+  const transport = transportFor(endpoint, attribution);
+  transports.push(transport);
+  await client.connect(transport);
   const connection: Connection = {
     get closed() {
       return closed;
@@ -121,7 +146,7 @@ export const connectSdk: Connect = async (endpoint, events) => {
     },
   };
   return connection;
-};
+}
 
 function wire(client: Client, events: ConnectionEvents, attribution: CallAttribution): void {
   client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
