@@ -35,6 +35,8 @@ async function main(): Promise<void> {
           redirectUrl: 'http://localhost:3000/callback',
           clientName: 'toolwright-conformance',
           redirect: consent,
+          // Used as the client ID where the server takes client ID metadata documents (SEP-991), else it registers.
+          clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
           ...(context.client_id && { client: { client_id: context.client_id, client_secret: context.client_secret } }),
         })
       : undefined;
