@@ -77,6 +77,21 @@ function consentOf(endpoint: Endpoint): Promise<string> | undefined {
   return provider?.authorizationCode?.();
 }
 
+/**
+ * A request the server refused for want of scope (a 403 `insufficient_scope`: step-up): the
+ * provider sent the person to consent to more; with the code exchanged, the request is sent once more.
+ */
+async function withConsent<T>(endpoint: Endpoint, transport: Transport, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    const code = error instanceof UnauthorizedError ? consentOf(endpoint) : undefined;
+    if (code === undefined) throw error;
+    await (transport as StreamableHTTPClientTransport).finishAuth(await code);
+    return send();
+  }
+}
+
 async function connectOnce(endpoint: Endpoint, events: ConnectionEvents, transports: Transport[]): Promise<Connection> {
   const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } });
   let closed = false;
@@ -90,6 +105,7 @@ async function connectOnce(endpoint: Endpoint, events: ConnectionEvents, transpo
   const transport = transportFor(endpoint, attribution);
   transports.push(transport);
   await client.connect(transport);
+  const consented = <T>(send: () => Promise<T>) => withConsent(endpoint, transport, send);
   const connection: Connection = {
     get closed() {
       return closed;
@@ -99,9 +115,10 @@ async function connectOnce(endpoint: Endpoint, events: ConnectionEvents, transpo
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = (await client
-          .request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: timeoutMs })
-          .catch((error: unknown) => Promise.reject(remoteError(error)))) as { tools?: unknown; nextCursor?: unknown };
+        const params = cursor === undefined ? {} : { cursor };
+        const page = (await consented(() => client.request({ method: 'tools/list', params }, ResultSchema, { timeout: timeoutMs })).catch(
+          (error: unknown) => Promise.reject(refused(error) ?? remoteError(error)),
+        )) as { tools?: unknown; nextCursor?: unknown };
         if (!Array.isArray(page.tools)) throw new RemoteToolError('protocol', 'The MCP server listed its tools without a `tools` array.');
         tools.push(...(page.tools as ListedTool[]));
         cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
@@ -112,8 +129,8 @@ async function connectOnce(endpoint: Endpoint, events: ConnectionEvents, transpo
       const mark = request.caller === undefined ? undefined : attribution.mark(request.caller);
       const meta = mark === undefined ? request.meta : { ...request.meta, ...mark.meta };
       // `request`, not `callTool`: the registry checks structuredContent against outputSchema itself (the same Ajv path as local tools).
-      const result = await client
-        .request(
+      const result = await consented(() =>
+        client.request(
           {
             method: 'tools/call',
             params: { name: request.name, arguments: request.arguments as Record<string, unknown>, _meta: meta },
@@ -125,16 +142,17 @@ async function connectOnce(endpoint: Endpoint, events: ConnectionEvents, transpo
             resetTimeoutOnProgress: true,
             onprogress: request.onProgress,
           },
-        )
+        ),
+      )
         .catch((error: unknown) => {
-          throw request.signal?.aborted ? error : remoteError(error);
+          throw request.signal?.aborted ? error : (refused(error) ?? remoteError(error));
         })
         .finally(() => mark?.release());
       return result;
     },
     async request(method, params, timeoutMs, signal) {
-      return client.request({ method, params }, ResultSchema, { timeout: timeoutMs, signal }).catch((error: unknown) => {
-        throw signal?.aborted ? error : remoteError(error);
+      return consented(() => client.request({ method, params }, ResultSchema, { timeout: timeoutMs, signal })).catch((error: unknown) => {
+        throw signal?.aborted ? error : (refused(error) ?? remoteError(error));
       });
     },
     async setLogLevel(level) {
