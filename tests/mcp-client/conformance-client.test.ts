@@ -4,9 +4,8 @@
  * from the scenario's server). The suite's CLI needs Node 22+: on an older Node it runs on
  * .ci/node24.sh's binary, while the driver runs on this Node. The auth scenarios run the
  * authorization code flow (`authorizationCode` with a headless redirect hook: the suite's
- * authorization server consents at once) or client credentials. Not run: `auth/scope-step-up` (a
- * 403 asking for more scope in the middle of a session is not re-authorized yet) and the
- * extension scenarios `client-credentials-jwt` and `cross-app-access-complete-flow`.
+ * authorization server consents at once) or client credentials. Not run: the extension scenarios
+ * `client-credentials-jwt` and `cross-app-access-complete-flow`.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -68,6 +67,7 @@ const AUTH = [
   'scope-from-www-authenticate',
   'scope-from-scopes-supported',
   'scope-omitted-when-undefined',
+  'scope-step-up',
   'scope-retry-limit',
   'token-endpoint-auth-basic',
   'token-endpoint-auth-post',
