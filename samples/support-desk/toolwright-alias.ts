@@ -16,6 +16,7 @@ const entries: Record<string, string> = {
   'toolwright/stores': path.join(src, 'stores', 'index.ts'),
   'toolwright/providers': path.join(src, 'schema', 'providers', 'index.ts'),
   'toolwright/nestjs': path.join(src, 'nestjs', 'index.ts'),
+  'toolwright/mcp-client': path.join(src, 'mcp-client', 'index.ts'),
 };
 const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = loader._resolveFilename;

@@ -33,6 +33,8 @@ export interface CallRequest {
   signal?: AbortSignal;
   timeoutMs: number;
   onProgress?: (progress: CallProgress) => void;
+  /** Who made the call: handed back with a server request the connection can attribute to it. */
+  caller?: object;
 }
 
 /** A server's `elicitation/create`, as the app is asked it. */
@@ -67,9 +69,10 @@ export interface SampleAnswer {
 export interface ConnectionEvents {
   onToolsChanged(): void;
   onLog(level: string, data: unknown, logger?: string): void;
-  onElicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitAnswer>;
+  /** `caller`: the `CallRequest.caller` of the call the request came with, when the transport tells (undefined: unknown). */
+  onElicit(params: ElicitRequestParams, signal: AbortSignal, caller?: object): Promise<ElicitAnswer>;
   /** Rejects when no model can answer (the server hears an error). */
-  onSample(params: SampleParams, signal: AbortSignal): Promise<SampleAnswer>;
+  onSample(params: SampleParams, signal: AbortSignal, caller?: object): Promise<SampleAnswer>;
   /** The transport closed (the server died or the network went): every call in flight fails. */
   onClose(): void;
 }
@@ -87,6 +90,8 @@ export type Endpoint =
 export interface Connection {
   listTools(timeoutMs: number): Promise<ListedTool[]>;
   callTool(request: CallRequest): Promise<CallResult>;
+  /** Any other request (`resources/read`, `prompts/get`…): its result as sent, only checked to be an object. */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<Record<string, unknown>>;
   /** The level of log messages the server should send (`logging/setLevel`), if it logs. */
   setLogLevel(level: string): Promise<void>;
   readonly closed: boolean;

@@ -4,15 +4,12 @@ import type { SampleMessage, SampleRequest } from '../session/elicitation';
 import type { SampleAnswer, SampleParams } from './connection';
 
 /**
- * A server's `sampling/createMessage` through the latest call running on that connection: its
- * surface's `onSample` (an MCP client's model, over toolwright's MCP server). Only messages of one
- * text, image or audio part pass; no model there: the server hears an error.
+ * A server's `sampling/createMessage` through the call it came with: its surface's `onSample` (an
+ * MCP client's model, over toolwright's MCP server). Only messages of one text, image or audio part
+ * pass; no model there: the server hears an error.
  */
-export async function sampleThrough(calls: readonly AgentContext[], params: SampleParams, signal: AbortSignal): Promise<SampleAnswer> {
-  const sink = calls
-    .map((c) => c.toolCall?.onSample)
-    .reverse()
-    .find((s) => s !== undefined);
+export async function sampleThrough(call: AgentContext | undefined, params: SampleParams, signal: AbortSignal): Promise<SampleAnswer> {
+  const sink = call?.toolCall?.onSample;
   if (!sink) throw new InputUnavailableError('sampling', 'no model is there to ask for this remote tool');
   const request: SampleRequest = {
     messages: (Array.isArray(params.messages) ? params.messages : []).map(message),

@@ -2,6 +2,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { ApprovalPolicy, RateLimit } from '../metadata/types';
 import type { AgentContext } from '../session/agent-context';
 import type { LogLevel, ToolLog } from '../session/tool-log';
+import type { FeatureAuthorize } from './features';
 
 /** What may be set for one remote tool, by its own name on the server. */
 export interface RemoteToolOptions {
@@ -56,6 +57,11 @@ export interface McpToolsetOptions {
   logLevel?: LogLevel;
   /** Log messages that arrive while no call of that connection runs. */
   onLog?: (log: ToolLog & { server: string }) => void;
+  /**
+   * Which of the server's resources, templates and prompts a caller may list and read through the
+   * toolset (`resources(context)`, `getPrompt(...)`…); hidden ones read as missing. Tools go through the registry's `authorize`.
+   */
+  authorize?: FeatureAuthorize;
   /** A tool left out (its name or schema cannot be served) or a refresh that failed. */
   onProblem?: (problem: string) => void;
 }

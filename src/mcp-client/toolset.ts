@@ -4,8 +4,16 @@ import type { JsonSchema } from '../metadata/json-schema';
 import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
 import { isLogLevel } from '../session/tool-log';
-import type { Connect, ConnectionEvents, ElicitAnswer, ElicitRequestParams, Endpoint, ListedTool } from './connection';
+import type { Connect, Connection, ConnectionEvents, ElicitAnswer, ElicitRequestParams, Endpoint, ListedTool } from './connection';
 import { sampleThrough } from './sampling';
+import {
+  RemoteFeatures,
+  type RemotePrompt,
+  type RemotePromptRead,
+  type RemoteResource,
+  type RemoteResourceContents,
+  type RemoteResourceTemplate,
+} from './features';
 import { identityOf, type Identity } from './identity';
 import { ConnectionPool } from './pool';
 import { RemoteToolError } from './remote-error';
@@ -23,8 +31,9 @@ export const IDEMPOTENCY_META = 'io.toolwright/idempotency-key';
 export class McpToolset implements ToolSource {
   readonly name: string;
   private readonly pool: ConnectionPool;
+  private readonly features: RemoteFeatures;
   private readonly listeners = new Set<() => void>();
-  /** The calls running on each identity's connection: where its progress-less log and elicitation go. */
+  /** The calls running on each identity's connection: where its logs go, and whose its requests may be. */
   private readonly running = new Map<string, AgentContext[]>();
   /** The identity the tools are listed with (its connection is watched for list changes). */
   private listKey?: string;
@@ -50,6 +59,7 @@ export class McpToolset implements ToolSource {
       { idleMs: options.idleMs ?? 60_000, attempts: options.reconnect?.attempts ?? 3, backoffMs: options.reconnect?.backoffMs ?? 200 },
       (key) => this.events(key),
     );
+    this.features = new RemoteFeatures(this.name, (context, use) => this.using(context, use), this.requestTimeout, options.authorize);
   }
 
   /** A server started as a subprocess, spoken to over stdio. */
@@ -102,6 +112,31 @@ export class McpToolset implements ToolSource {
         throw this.named(error);
       });
     return listed.filter((tool) => typeof tool?.name === 'string' && this.kept(tool.name)).map((tool) => this.sourced(tool));
+  }
+
+  /** The server's resources this caller may see (`authorize`), through the caller's own connection. */
+  resources(context?: AgentContext): Promise<RemoteResource[]> {
+    return this.features.resources(context);
+  }
+
+  /** The server's resource templates this caller may see. */
+  resourceTemplates(context?: AgentContext): Promise<RemoteResourceTemplate[]> {
+    return this.features.resourceTemplates(context);
+  }
+
+  /** Reads a resource (RESOURCE_NOT_FOUND when the server has none there or `authorize` hides it). */
+  readResource(uri: string, context?: AgentContext): Promise<RemoteResourceContents[]> {
+    return this.features.read(uri, context);
+  }
+
+  /** The server's prompts this caller may see. */
+  prompts(context?: AgentContext): Promise<RemotePrompt[]> {
+    return this.features.prompts(context);
+  }
+
+  /** A prompt's messages; its arguments are checked against the listed ones first (INVALID_ARGUMENTS, PROMPT_NOT_FOUND). */
+  getPrompt(name: string, args?: Record<string, string>, context?: AgentContext): Promise<RemotePromptRead> {
+    return this.features.get(name, args, context);
   }
 
   onListChanged(listener: () => void): () => void {
@@ -174,6 +209,7 @@ export class McpToolset implements ToolSource {
               signal,
               timeoutMs: this.requestTimeout,
               onProgress: (p) => context.reportProgress(p.progress, p.total, p.message),
+              caller: context,
             });
           } finally {
             running();
@@ -188,6 +224,20 @@ export class McpToolset implements ToolSource {
     } catch (error) {
       throw this.named(error);
     }
+  }
+
+  /** A request on the caller's own connection, its failures named after the server. */
+  private async using<T>(context: AgentContext | undefined, use: (connection: Connection) => Promise<T>): Promise<T> {
+    const identity = await this.identity(context).catch((error: unknown) => {
+      throw new RemoteToolError('unavailable', `MCP server "${this.name}": no credentials for this caller (${errorText(error)}).`, {
+        cause: error,
+      });
+    });
+    return this.pool
+      .with(identity.key, async () => this.endpoint(identity), use)
+      .catch((error: unknown) => {
+        throw this.named(error);
+      });
   }
 
   private identity(context: AgentContext | undefined): Promise<Identity> {
@@ -213,8 +263,8 @@ export class McpToolset implements ToolSource {
         if (key === this.listKey && (this.options.watch ?? true)) setTimeout(() => this.changed(), 50).unref();
       },
       onLog: (level, data, logger) => this.log(key, level, data, logger),
-      onElicit: (params, signal) => this.elicit(key, params, signal),
-      onSample: (params, signal) => sampleThrough(this.running.get(key) ?? [], params, signal),
+      onElicit: (params, signal, caller) => this.elicit(this.caller(key, caller), params, signal),
+      onSample: (params, signal, caller) => sampleThrough(this.caller(key, caller), params, signal),
     };
   }
 
@@ -231,13 +281,25 @@ export class McpToolset implements ToolSource {
     else this.options.onLog?.({ level: lvl, message, ...(extra !== undefined && { data: extra }), server: this.name });
   }
 
-  /** The latest call on that connection asks its own surface (the MCP client, the agent's input flow); no one there: declined. */
-  private async elicit(key: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitAnswer> {
+  /**
+   * The call a server's request belongs to: the one the connection names, else the only call
+   * running there. With several running and none named (stdio tells nothing), the request is
+   * refused rather than put to a person who did not cause it.
+   */
+  private caller(key: string, named: object | undefined): AgentContext | undefined {
     const calls = this.running.get(key) ?? [];
-    const port = calls
-      .map((c) => c.toolCall?.elicit)
-      .reverse()
-      .find((p) => p !== undefined);
+    if (named !== undefined) return calls.find((c) => c === named);
+    if (calls.length > 1)
+      throw new RemoteToolError(
+        'protocol',
+        `MCP server "${this.name}": a request came while ${calls.length} calls ran on the connection and it cannot tell whose it is; refused.`,
+      );
+    return calls[0];
+  }
+
+  /** The call it came with asks its own surface (the MCP client, the agent's input flow); no one there: declined. */
+  private async elicit(call: AgentContext | undefined, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitAnswer> {
+    const port = call?.toolCall?.elicit;
     if (!port) return { action: 'decline' };
     try {
       const answer = await port.relay(params, signal);

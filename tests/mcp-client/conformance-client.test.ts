@@ -2,9 +2,10 @@
  * The official MCP conformance suite's client scenarios (@modelcontextprotocol/conformance, pinned)
  * against toolwright's client (tests/mcp-client/conformance-driver.ts: a registry whose tools come
  * from the scenario's server). The suite's CLI needs Node 22+: on an older Node it runs on
- * .ci/node24.sh's binary, while the driver runs on this Node. Of the auth scenarios only the
- * client-credentials one runs: the authorization-code ones need a person at a browser (or a
- * headless provider written for the suite), which the driver does not have yet (docs/remote-mcp.md).
+ * .ci/node24.sh's binary, while the driver runs on this Node. The auth scenarios run the
+ * authorization code flow (`authorizationCode` with a headless redirect hook: the suite's
+ * authorization server consents at once) or client credentials. Not run: the extension scenarios
+ * `client-credentials-jwt` and `cross-app-access-complete-flow`.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -57,7 +58,30 @@ function runScenario(scenario: string): Promise<Check[]> {
   });
 }
 
-it.each(['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', 'auth/client-credentials-basic'])(
+const AUTH = [
+  'metadata-default',
+  'metadata-var1',
+  'metadata-var2',
+  'metadata-var3',
+  'basic-cimd',
+  'scope-from-www-authenticate',
+  'scope-from-scopes-supported',
+  'scope-omitted-when-undefined',
+  'scope-step-up',
+  'scope-retry-limit',
+  'token-endpoint-auth-basic',
+  'token-endpoint-auth-post',
+  'token-endpoint-auth-none',
+  'pre-registration',
+  '2025-03-26-oauth-metadata-backcompat',
+  '2025-03-26-oauth-endpoint-fallback',
+  'resource-mismatch',
+  'offline-access-scope',
+  'offline-access-not-supported',
+  'client-credentials-basic',
+].map((name) => `auth/${name}`);
+
+it.each(['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', ...AUTH])(
   'client scenario %s passes',
   async (scenario) => {
     const checks = await runScenario(scenario);

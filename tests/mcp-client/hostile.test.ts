@@ -166,6 +166,9 @@ describe('a hostile MCP server behind the registry', () => {
     const keys = metas.slice(-2).map((m) => m[IDEMPOTENCY_META]);
     expect(keys[0]).toMatch(/.{8,}/);
     expect(keys[1]).toBe(keys[0]);
+    // The private marker that ties a call to its server requests is taken off before sending.
+    expect(metas.length).toBeGreaterThan(0);
+    expect(metas.filter((m) => m !== null && Object.keys(m).some((k) => k.startsWith('io.toolwright/caller')))).toEqual([]);
     expect(spans[0].attributes['gen_ai.tool.call.id']).toBe('call-9');
     expect(spans[2].status.code).toBe(2);
   });
