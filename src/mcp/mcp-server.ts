@@ -28,6 +28,7 @@ import { contextOf, loadScope, saveScope } from './call-scope';
 import { featureCapabilities, recheckLists, serveFeatures } from './features';
 import { inputSinks } from './input-requests';
 import { ListWatch } from './list-changed';
+import { missingCapabilityError } from './missing-capability';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
 import type { McpServerOptions } from './server-options';
 import { mcpSessionKeys } from './session-keys';
@@ -167,6 +168,8 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
       result.structuredContent = JSON.parse(text) as Record<string, unknown>;
     return result;
   } catch (error) {
+    const missing = parts.options.missingCapabilityErrors ? missingCapabilityError(error) : undefined;
+    if (missing) throw missing;
     // Cancelled while waiting for a human or the store: no failure to report (and no response goes out).
     return errorResult(extra.signal.aborted ? new ToolAbortedError(name, extra.signal.reason) : error, parts.onError);
   } finally {
@@ -181,7 +184,7 @@ async function approveAndRun(
   extra: Extra,
   context: AgentContext,
   memory: AgentMemory,
-  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent' | 'onElicit' | 'onSample'>,
+  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent' | 'onElicit' | 'onSample' | 'onRoots'>,
 ): Promise<string | CallToolResult> {
   const { registry, server } = parts;
   const { name } = request.params;
