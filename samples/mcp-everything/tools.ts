@@ -268,6 +268,20 @@ export class JsonSchema2020Tool implements ToolInterface {
   }
 }
 
+/** http-custom-header-server-validation (SEP-2243): the region rides in the `Mcp-Param-Region` header too, for routing. */
+export class RegionInput {
+  @Param({ description: 'Where to run', mcpHeader: 'Region' })
+  @IsString()
+  region!: string;
+}
+
+@Tool({ name: 'test_header_param', description: 'Echoes the region it was routed to', input: RegionInput })
+export class HeaderParamTool implements ToolInterface<RegionInput> {
+  execute({ region }: RegionInput): object {
+    return { region };
+  }
+}
+
 export const EVERYTHING_TOOLS = [
   SimpleTextTool,
   ErrorHandlingTool,
@@ -282,4 +296,5 @@ export const EVERYTHING_TOOLS = [
   ElicitationEnumsTool,
   SamplingTool,
   JsonSchema2020Tool,
+  HeaderParamTool,
 ];

@@ -232,11 +232,19 @@ function registryTools(registry: ToolRegistry) {
 function listTools(registry: ToolRegistry): Tool[] {
   return registry.tools().map((registered) => {
     const tool: Tool = { ...toMcpTool(registered.definition) };
+    if (registered.mcpHeaders) tool.inputSchema = withHeaders(tool.inputSchema, registered.mcpHeaders);
     const declared = Object.fromEntries(Object.entries(registered.annotations ?? {}).filter(([, v]) => v !== undefined));
     if (Object.keys(declared).length > 0) tool.annotations = declared;
     if (typeof declared.title === 'string') tool.title = declared.title;
     return tool;
   });
+}
+
+/** The input schema with each mirrored argument marked `x-mcp-header` (SEP-2243), for MCP only. */
+function withHeaders(schema: Tool['inputSchema'], headers: Readonly<Record<string, string>>): Tool['inputSchema'] {
+  const properties = { ...schema.properties } as Record<string, object>;
+  for (const [name, header] of Object.entries(headers)) properties[name] = { ...properties[name], 'x-mcp-header': header };
+  return { ...schema, properties };
 }
 
 function describeError(error: unknown): string {

@@ -20,6 +20,8 @@ export interface RegisteredTool {
   readonly exposeErrors: boolean;
   /** `@Tool({ memory: true })`: the tool reads AgentMemory, so callers load it first. */
   readonly memory: boolean;
+  /** Arguments mirrored in MCP `Mcp-Param-*` headers (`@Param({ mcpHeader })`, or `x-mcp-header` in a written schema): argument -> header name. */
+  readonly mcpHeaders?: Readonly<Record<string, string>>;
   /** A tool listed by a source (a remote MCP server): which one, and the tool's own name there. */
   readonly origin?: ToolOrigin;
 }

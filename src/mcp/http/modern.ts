@@ -12,6 +12,7 @@ import { MISSING_CLIENT_CAPABILITY } from '../missing-capability';
 import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
 import type { Admitted } from './guard';
 import { InputRound } from './input-round';
+import { paramHeaderRefusal } from './param-headers';
 import { RequestStateSeal, type StateBinding } from './request-state';
 import { sendError } from './respond';
 
@@ -79,7 +80,7 @@ export class ModernServing {
         data: { supported: [MODERN_VERSION], requested: version },
         id: message.id,
       });
-    const headers = headerRefusal(req, message);
+    const headers = headerRefusal(req, message) ?? paramHeaderRefusal(req, message, this.ctx.registry);
     if (headers) return refuse(res, headers);
     // Notifications: nothing of 2026-07-28's needs an answer here (a cancellation is the client closing its stream).
     if (message.id === undefined) return void res.writeHead(202).end();
