@@ -21,7 +21,7 @@ export function paramHeaderRefusal(req: IncomingMessage, message: ModernMessage,
     const raw = req.headers[field.toLowerCase()];
     const sent = trimmed(Array.isArray(raw) ? raw.join(', ') : raw);
     const value = Object.hasOwn(args, argument) ? args[argument] : undefined;
-    const body = value === undefined || value === null ? undefined : String(value);
+    const body = headerForm(value);
     if (sent === undefined) {
       if (body !== undefined) return refusal(message.id, field, `arguments.${argument} is set but the ${field} header is missing`);
       continue;
@@ -46,4 +46,11 @@ function refusal(id: string | number, header: string, body: string): Refusal {
     data: { mismatch: { header, body } },
     id,
   };
+}
+
+/** A primitive argument as the client writes it in the header; anything else never matches a header. */
+function headerForm(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === undefined || value === null ? undefined : JSON.stringify(value);
 }
