@@ -55,9 +55,12 @@ export type {
   ElicitResult,
   InputAnswer,
   InputClass,
+  InputOptions,
   InputRequest,
   InputSink,
   RequestedSchema,
+  Root,
+  RootsSink,
   SampleContent,
   SampleMessage,
   SampleOptions,
@@ -129,7 +132,7 @@ export {
 } from './errors/errors';
 export type { FieldError, ErrorCode } from './errors/errors';
 export { SessionForbiddenError } from './errors/session-forbidden';
-export { InputUnavailableError, InvalidInputError } from './errors/input-errors';
+export { InputUnavailableError, InvalidInputError, InvalidRequestStateError } from './errors/input-errors';
 export { MemoryNotLoadedError } from './session/agent-memory';
 export {
   AgentRunError,

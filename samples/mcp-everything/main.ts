@@ -6,6 +6,7 @@ import '../support-desk/toolwright-alias';
 import 'reflect-metadata';
 import { ToolRegistry } from 'toolwright';
 import { serveHttp } from 'toolwright/mcp';
+import { INPUT_PROMPTS, INPUT_TOOLS } from './input-tools';
 import { EVERYTHING_PROMPTS } from './prompts';
 import { EVERYTHING_RESOURCES } from './resources';
 import { TASK_TOOLS } from './task-tools';
@@ -16,9 +17,9 @@ async function main(): Promise<void> {
   const port = at >= 0 ? Number(process.argv[at + 1]) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('usage: --port <n>');
   const registry = ToolRegistry.build({
-    tools: [...EVERYTHING_TOOLS, ...TASK_TOOLS],
+    tools: [...EVERYTHING_TOOLS, ...TASK_TOOLS, ...INPUT_TOOLS],
     resources: EVERYTHING_RESOURCES,
-    prompts: EVERYTHING_PROMPTS,
+    prompts: [...EVERYTHING_PROMPTS, ...INPUT_PROMPTS],
   });
   const handle = await serveHttp(registry, { port, name: 'toolwright-everything', version: '0.1.0' });
   console.log(handle.url);

@@ -2,7 +2,7 @@
  * The tools of the MCP conformance suite's "everything" server, written with toolwright's public
  * API (its resources are in resources.ts, its prompts in prompts.ts).
  */
-import type { AgentContext, ToolInterface } from 'toolwright';
+import type { AgentContext, ToolDefinition, ToolInterface } from 'toolwright';
 import { IsBoolean, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
 import { Param, Tool, ToolContent } from 'toolwright';
 
@@ -231,6 +231,57 @@ export class SamplingTool implements ToolInterface<SamplingInput> {
   }
 }
 
+/**
+ * json-schema-2020-12: a tool whose schema no decorator writes (`$defs` with an `$anchor`, `allOf`/`anyOf`,
+ * `if`/`then`/`else`) gives its JSON Schema by hand in `definition()`; MCP lists it as written, and the
+ * arguments are validated against it.
+ */
+export class JsonSchema2020Tool implements ToolInterface {
+  definition(): ToolDefinition {
+    return {
+      name: 'json_schema_2020_12_tool',
+      description: 'Tool with JSON Schema 2020-12 features',
+      parameters: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        $defs: {
+          address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+        },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
+        additionalProperties: false,
+      },
+    };
+  }
+
+  execute(args: Record<string, unknown>): object {
+    return { received: args };
+  }
+}
+
+/** http-custom-header-server-validation (SEP-2243): the region rides in the `Mcp-Param-Region` header too, for routing. */
+export class RegionInput {
+  @Param({ description: 'Where to run', mcpHeader: 'Region' })
+  @IsString()
+  region!: string;
+}
+
+@Tool({ name: 'test_header_param', description: 'Echoes the region it was routed to', input: RegionInput })
+export class HeaderParamTool implements ToolInterface<RegionInput> {
+  execute({ region }: RegionInput): object {
+    return { region };
+  }
+}
+
 export const EVERYTHING_TOOLS = [
   SimpleTextTool,
   ErrorHandlingTool,
@@ -244,4 +295,6 @@ export const EVERYTHING_TOOLS = [
   ElicitationDefaultsTool,
   ElicitationEnumsTool,
   SamplingTool,
+  JsonSchema2020Tool,
+  HeaderParamTool,
 ];

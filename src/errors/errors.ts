@@ -31,6 +31,8 @@ export type ErrorCode =
   // A tool asked the person or the client's model mid-call: no one could answer, or the answer broke the form
   | 'INPUT_UNAVAILABLE'
   | 'INVALID_INPUT'
+  // An MCP 2026-07-28 client sent back a requestState the server cannot trust
+  | 'INVALID_REQUEST_STATE'
   // Stores and models
   | 'STORE_UNAVAILABLE'
   | 'STORE_CORRUPT'

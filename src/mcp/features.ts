@@ -23,6 +23,7 @@ import type { AgentContext } from '../session/agent-context';
 import type { LogLevel } from '../session/tool-log';
 import { contextOf, loadScope, saveScope, type CallScope, type ScopeSource } from './call-scope';
 import { logSender } from './call-lifecycle';
+import { inputSinks } from './input-requests';
 import { ListWatch } from './list-changed';
 import { mcpSessionKeys } from './session-keys';
 import { storeUnavailableRpcError } from './store-unavailable';
@@ -108,7 +109,11 @@ export function serveFeatures(parts: FeatureParts, subscriptions: boolean): void
         const { name, arguments: args } = request.params;
         const log = logSender(parts.logLevel, name, extra.sendNotification);
         try {
-          const read = await registry.getPrompt(name, args, scope.context, scope.memory, { signal: extra.signal, onLog: log?.send });
+          const read = await registry.getPrompt(name, args, scope.context, scope.memory, {
+            signal: extra.signal,
+            onLog: log?.send,
+            ...inputSinks(server, extra.sendRequest),
+          });
           return { ...read };
         } finally {
           log?.stop();

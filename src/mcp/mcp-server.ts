@@ -28,6 +28,7 @@ import { contextOf, loadScope, saveScope } from './call-scope';
 import { featureCapabilities, recheckLists, serveFeatures } from './features';
 import { inputSinks } from './input-requests';
 import { ListWatch } from './list-changed';
+import { missingCapabilityError } from './missing-capability';
 import { ParamsCheckedServer, sharedValidator } from './params-checked-server';
 import type { McpServerOptions } from './server-options';
 import { mcpSessionKeys } from './session-keys';
@@ -167,6 +168,8 @@ async function callTool(parts: ServerParts, request: CallToolRequest, extra: Ext
       result.structuredContent = JSON.parse(text) as Record<string, unknown>;
     return result;
   } catch (error) {
+    const missing = parts.options.missingCapabilityErrors ? missingCapabilityError(error) : undefined;
+    if (missing) throw missing;
     // Cancelled while waiting for a human or the store: no failure to report (and no response goes out).
     return errorResult(extra.signal.aborted ? new ToolAbortedError(name, extra.signal.reason) : error, parts.onError);
   } finally {
@@ -181,7 +184,7 @@ async function approveAndRun(
   extra: Extra,
   context: AgentContext,
   memory: AgentMemory,
-  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent' | 'onElicit' | 'onSample'>,
+  sinks: Pick<CallOptions, 'onProgress' | 'onLog' | 'onContent' | 'onElicit' | 'onSample' | 'onRoots'>,
 ): Promise<string | CallToolResult> {
   const { registry, server } = parts;
   const { name } = request.params;
@@ -229,12 +232,20 @@ function registryTools(registry: ToolRegistry) {
 function listTools(registry: ToolRegistry): Tool[] {
   return registry.tools().map((registered) => {
     const tool: Tool = { ...toMcpTool(registered.definition) };
+    if (registered.mcpHeaders) tool.inputSchema = withHeaders(tool.inputSchema, registered.mcpHeaders);
     const declared = Object.fromEntries(Object.entries(registered.annotations ?? {}).filter(([, v]) => v !== undefined));
     if (Object.keys(declared).length > 0) tool.annotations = declared;
     if (typeof declared.title === 'string') tool.title = declared.title;
     if (registered.task) tool.execution = { taskSupport: registered.task.support };
     return tool;
   });
+}
+
+/** The input schema with each mirrored argument marked `x-mcp-header` (SEP-2243), for MCP only. */
+function withHeaders(schema: Tool['inputSchema'], headers: Readonly<Record<string, string>>): Tool['inputSchema'] {
+  const properties = { ...schema.properties } as Record<string, object>;
+  for (const [name, header] of Object.entries(headers)) properties[name] = { ...properties[name], 'x-mcp-header': header };
+  return { ...schema, properties };
 }
 
 function describeError(error: unknown): string {

@@ -99,6 +99,7 @@ function serveContext(registry: ToolRegistry, options: HttpServeOptions): ServeC
     serverOptions: { ...options, store, memoryScope },
     fallbackIdentity: options.identity ?? { userId: 'anonymous' },
     stateless: options.stateless === true,
+    requestStateSecret: options.requestStateSecret,
     onError: options.onError ?? ((error: unknown) => process.stderr.write(`toolwright mcp: ${errorText(error)}\n`)),
   };
 }

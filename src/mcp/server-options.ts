@@ -42,6 +42,11 @@ export interface McpServerOptions {
    * serveHttp's stateless mode turns it off, since no server outlives its request there.
    */
   sessionNotifications?: boolean;
+  /**
+   * @internal MCP 2026-07-28: a call whose tool needed a client capability the client did not declare
+   * (and did not recover) fails with -32021 instead of a tool error result.
+   */
+  missingCapabilityErrors?: boolean;
   /** Called when the client sets the level (serveHttp's stateless mode keeps it in the session's record). */
   onSetLogLevel?: (level: LogLevel) => void | Promise<void>;
 }

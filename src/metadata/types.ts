@@ -109,6 +109,12 @@ export interface ParamOptions {
   /** `false` makes the parameter optional (as `@IsOptional()` does); `true` forces it required. */
   required?: boolean;
   title?: string;
+  /**
+   * MCP 2026-07-28 (SEP-2243): clients mirror this argument in the `Mcp-Param-<mcpHeader>` HTTP
+   * header (listed as `x-mcp-header`), so that gateways can route on it without reading the body;
+   * the server refuses a request whose header and body disagree. For string, number and boolean parameters.
+   */
+  mcpHeader?: string;
 }
 
 export interface ParamMetadata extends ParamOptions {

@@ -17,6 +17,7 @@ export function callInfo(
   const info = new CallInfo(toolCallId, name, options?.onProgress, onLog, context, options?.logicalCallId ?? toolCallId, cancel);
   if (options?.onElicit) info.elicit = elicitPort(options.onElicit);
   if (options?.onSample) info.onSample = options.onSample;
+  if (options?.onRoots) info.onRoots = options.onRoots;
   if (options?.onUsage) info.onUsage = options.onUsage;
   return info;
 }
@@ -29,6 +30,7 @@ class CallInfo implements ToolCallInfo {
   private key?: string;
   elicit?: ToolCallInfo['elicit'] = undefined;
   onSample?: ToolCallInfo['onSample'] = undefined;
+  onRoots?: ToolCallInfo['onRoots'] = undefined;
   onUsage?: ToolCallInfo['onUsage'] = undefined;
 
   constructor(

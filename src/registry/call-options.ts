@@ -1,6 +1,6 @@
 import type { ToolContent } from '../content/tool-content';
 import type { ToolCallInfo, ToolProgress } from '../session/agent-context';
-import type { InputSink, SampleSink } from '../session/elicitation';
+import type { InputSink, RootsSink, SampleSink } from '../session/elicitation';
 import type { ToolLog } from '../session/tool-log';
 import { RUN_CANCELLATION, type Cancellation } from './cancellation';
 
@@ -34,6 +34,8 @@ export interface CallOptions {
   onElicit?: InputSink;
   /** Who answers the tool's `context.sample` (MCP sampling). Without it, INPUT_UNAVAILABLE. */
   onSample?: SampleSink;
+  /** Who answers the tool's `context.roots` (MCP roots). Without it, INPUT_UNAVAILABLE. */
+  onRoots?: RootsSink;
   /** Where a tool that runs model calls of its own (an agent tool) adds their tokens: the calling run's usage. */
   onUsage?: ToolCallInfo['onUsage'];
   /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */

@@ -31,6 +31,7 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.onContent === undefined &&
         options.onElicit === undefined &&
         options.onSample === undefined &&
+        options.onRoots === undefined &&
         options.onUsage === undefined))
   );
 }

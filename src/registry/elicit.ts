@@ -3,7 +3,7 @@ import { InvalidInputError } from '../errors/input-errors';
 import type { JsonSchema } from '../metadata/json-schema';
 import { buildClassPlan } from '../schema/class-schema';
 import { ConstraintTable } from '../schema/constraint-table';
-import type { ElicitPort, ElicitResult, InputClass, InputSink, RequestedSchema } from '../session/elicitation';
+import type { ElicitPort, ElicitResult, InputClass, InputRequest, InputSink, RequestedSchema } from '../session/elicitation';
 import { createClassAjv } from '../validation/ajv';
 import { DEFAULT_LIMITS } from '../validation/arguments';
 import { compileClassInput, type ParseInput } from './call-pipeline';
@@ -36,15 +36,17 @@ export function compiledForm(inputClass: InputClass): CompiledForm {
 /** `context.elicit` through a surface's sink: the form sent, an accepted answer validated like tool arguments. */
 export function elicitPort(sink: InputSink): ElicitPort {
   return {
-    async form<T extends object>(message: string, inputClass: InputClass<T>, signal: AbortSignal): Promise<ElicitResult<T>> {
+    async form<T extends object>(message: string, inputClass: InputClass<T>, signal: AbortSignal, key?: string): Promise<ElicitResult<T>> {
       const form = compiledForm(inputClass);
-      const answer = await sink({ mode: 'form', message: String(message), requestedSchema: structuredClone(form.schema) }, signal);
+      const request: InputRequest = { mode: 'form', message: String(message), requestedSchema: structuredClone(form.schema) };
+      const answer = await sink(key === undefined ? request : { ...request, key }, signal);
       if (answer.action !== 'accept') return { action: answer.action === 'decline' ? 'decline' : 'cancel' };
       return { action: 'accept', content: (await checkAnswer(form, inputClass, answer.content)) as T };
     },
-    async url(message, url, signal) {
+    async url(message, url, signal, key) {
       if (!URL.canParse(url)) throw new ToolwrightConfigError(`context.elicitUrl: "${url}" is not an absolute URL.`);
-      const answer = await sink({ mode: 'url', message: String(message), url }, signal);
+      const request: InputRequest = { mode: 'url', message: String(message), url };
+      const answer = await sink(key === undefined ? request : { ...request, key }, signal);
       return { action: answer.action === 'accept' || answer.action === 'decline' ? answer.action : 'cancel' };
     },
     // The remote server that asked checks the answer against its own form.

@@ -40,6 +40,7 @@ function plainContext(context: AgentContext, name: string, options: CallOptions 
     options?.onLog === undefined &&
     options?.onElicit === undefined &&
     options?.onSample === undefined &&
+    options?.onRoots === undefined &&
     options?.onUsage === undefined
     ? context
     : context.forToolCall(callInfo(context, name, options, undefined));

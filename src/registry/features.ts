@@ -18,7 +18,7 @@ import type {
 } from './registered-feature';
 
 /** What a read or get may carry: the caller's signal and a `context.log` sink. */
-export type FeatureCallOptions = Pick<CallOptions, 'signal' | 'onLog' | 'toolCallId'>;
+export type FeatureCallOptions = Pick<CallOptions, 'signal' | 'onLog' | 'toolCallId' | 'onElicit' | 'onSample' | 'onRoots'>;
 
 /** The most completion values one answer lists (MCP's own bound). */
 const MAX_COMPLETIONS = 100;

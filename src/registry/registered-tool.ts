@@ -22,6 +22,8 @@ export interface RegisteredTool {
   readonly memory: boolean;
   /** `@Tool({ task })`: how MCP's tasks extension may run it (absent: never as a task). */
   readonly task?: Readonly<Required<Omit<TaskOptions, 'ttlMs'>> & Pick<TaskOptions, 'ttlMs'>>;
+  /** Arguments mirrored in MCP `Mcp-Param-*` headers (`@Param({ mcpHeader })`, or `x-mcp-header` in a written schema): argument -> header name. */
+  readonly mcpHeaders?: Readonly<Record<string, string>>;
   /** A tool listed by a source (a remote MCP server): which one, and the tool's own name there. */
   readonly origin?: ToolOrigin;
 }

@@ -37,10 +37,10 @@ export function buildSourcedEntry(tool: SourcedTool, builder: Builder): ToolEntr
       throw new ToolDefinitionError(`${where}: its ${what} is not a usable JSON Schema: ${(error as Error).message}`);
     }
   };
-  const input = compile(validated(definition.parameters), 'inputSchema');
+  const input = compile(definition.parameters, 'inputSchema');
   const output = definition.outputSchema && {
     schema: definition.outputSchema,
-    validation: compile(validated(definition.outputSchema), 'outputSchema'),
+    validation: compile(definition.outputSchema, 'outputSchema'),
   };
   deepFreeze(definition);
   const instance = {
@@ -75,15 +75,4 @@ function hints(annotations: ToolAnnotations): ToolAnnotations {
   for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
     if (typeof annotations[key] === 'boolean') kept[key] = annotations[key];
   return kept;
-}
-
-/**
- * The schema the validator compiles: without a `$schema` naming draft 2019-09 or 2020-12 (MCP's
- * default dialect), which the draft-07 Ajv of hand-written definitions does not load. Their common
- * keywords are checked here; the few newer ones (`prefixItems`, `unevaluated*`) are the server's to enforce.
- */
-function validated(schema: JsonSchema): JsonSchema {
-  if (typeof schema.$schema !== 'string' || !/json-schema\.org\/draft\/20(19-09|20-12)\/schema/.test(schema.$schema)) return schema;
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
 }

@@ -1,7 +1,7 @@
 import { Container } from 'typedi';
 import { typediContainer, type ContainerLike } from '../container/container';
 import { ToolDefinitionError } from '../errors/errors';
-import { getConstructorParamTypes, getToolOptions } from '../metadata/metadata';
+import { getConstructorParamTypes, getParams, getToolOptions } from '../metadata/metadata';
 import type { ClassType, ToolOptions } from '../metadata/types';
 import type { RegisteredTool } from './registered-tool';
 import { buildClassPlan } from '../schema/class-schema';
@@ -96,6 +96,34 @@ export function instantiate<T>(featureClass: ClassType, cls: string, container: 
   }
 }
 
+/** A header name suffix as SEP-2243 allows it (an HTTP token without `_`). */
+const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
+
+/** The arguments the tool has mirrored in `Mcp-Param-*` headers: `@Param({ mcpHeader })`, or `x-mcp-header` in a written schema. */
+function mcpHeaders(tool: Resolved, definition: ToolDefinition): Readonly<Record<string, string>> | undefined {
+  const headers: Record<string, string> = {};
+  if (tool.handWritten) {
+    for (const [name, property] of Object.entries(definition.parameters.properties ?? {}))
+      if (property['x-mcp-header'] !== undefined) headers[name] = property['x-mcp-header'] as string;
+  } else if (tool.options?.input) {
+    for (const [name, param] of getParams(tool.options.input)) if (param.mcpHeader !== undefined) headers[name] = param.mcpHeader;
+  }
+  const named = Object.entries(headers);
+  if (named.length === 0) return undefined;
+  const seen = new Set<string>();
+  for (const [name, header] of named) {
+    const type = definition.parameters.properties?.[name]?.type;
+    if (typeof header !== 'string' || !HEADER_NAME.test(header) || seen.has(header.toLowerCase()))
+      throw new ToolDefinitionError(
+        `${tool.cls}.${name}: mcpHeader must be a unique header name of letters, digits and - (got ${JSON.stringify(header)}).`,
+      );
+    if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean')
+      throw new ToolDefinitionError(`${tool.cls}.${name}: only a string, number or boolean parameter can be an MCP header.`);
+    seen.add(header.toLowerCase());
+  }
+  return Object.freeze(headers);
+}
+
 /** The definition and the compiled pipeline of one resolved tool, frozen. */
 function buildEntry(tool: Resolved, builder: Builder): ToolEntry {
   const { toolClass, cls, options, instance } = tool;
@@ -119,6 +147,7 @@ function buildEntry(tool: Resolved, builder: Builder): ToolEntry {
     exposeErrors: options?.exposeErrors ?? false,
     memory: options?.memory ?? false,
     task: taskOptions(options?.task, definition.name),
+    mcpHeaders: mcpHeaders(tool, definition),
     parse,
     serialize: compileSerializer(definition.name, output),
   };

@@ -4,6 +4,9 @@ import type {
   ElicitPort,
   ElicitResult,
   InputClass,
+  InputOptions,
+  Root,
+  RootsSink,
   SampleOptions,
   SampleResult,
   SampleSink,
@@ -12,6 +15,7 @@ import type {
 } from './elicitation';
 import type { Message } from './message';
 import type { SessionChanges, SessionSnapshot } from './snapshots';
+import { checkInputKey } from './input-key';
 import { checkStateKey } from './stored-key';
 import { isLogLevel, LOG_LEVELS, type LogLevel, type ToolLog } from './tool-log';
 
@@ -39,6 +43,8 @@ export interface ToolCallInfo {
   elicit?: ElicitPort;
   /** Where `context.sample` asks (the surface's `onSample`). */
   onSample?: SampleSink;
+  /** Where `context.roots` asks (the surface's `onRoots`). */
+  onRoots?: RootsSink;
   /** Where a tool that calls models itself (an agent tool) adds their tokens: the calling run's usage, when an agent runs the call. */
   onUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
 }
@@ -153,20 +159,20 @@ export class AgentContext {
    * before the tool gets it as an instance (INVALID_INPUT otherwise). Never for secrets: use `elicitUrl`.
    * Throws INPUT_UNAVAILABLE where no one can answer (no surface asks, or its client cannot).
    */
-  elicit<T extends object>(message: string, inputClass: InputClass<T>): Promise<ElicitResult<T>> {
+  elicit<T extends object>(message: string, inputClass: InputClass<T>, options: InputOptions = {}): Promise<ElicitResult<T>> {
     const port = this.toolCall?.elicit;
     if (!port) return Promise.reject(new InputUnavailableError('form', 'no user is there to ask on this surface'));
-    return port.form(message, inputClass, this.signal);
+    return port.form(message, inputClass, this.signal, checkInputKey(options.key));
   }
 
   /**
    * Asks the user to open a URL (MCP URL mode): for what must not pass through the client, such as
    * credentials or a payment. The answer says only whether they agreed; the result comes out of band.
    */
-  elicitUrl(message: string, url: string): Promise<UrlElicitResult> {
+  elicitUrl(message: string, url: string, options: InputOptions = {}): Promise<UrlElicitResult> {
     const port = this.toolCall?.elicit;
     if (!port) return Promise.reject(new InputUnavailableError('url', 'no user is there to ask on this surface'));
-    return port.url(message, url, this.signal);
+    return port.url(message, url, this.signal, checkInputKey(options.key));
   }
 
   /** Asks the client's model for a completion (MCP sampling): a prompt, or the messages of a conversation. */
@@ -175,7 +181,15 @@ export class AgentContext {
     if (!sink) return Promise.reject(new InputUnavailableError('sampling', 'no model is there to ask on this surface'));
     const messages: SampleMessage[] =
       typeof prompt === 'string' ? [{ role: 'user', content: { type: 'text', text: prompt } }] : prompt.map((m) => ({ ...m }));
-    return sink({ ...options, messages, maxTokens: options.maxTokens ?? DEFAULT_SAMPLE_TOKENS }, this.signal);
+    const key = checkInputKey(options.key);
+    return sink({ ...options, key, messages, maxTokens: options.maxTokens ?? DEFAULT_SAMPLE_TOKENS }, this.signal);
+  }
+
+  /** Asks the client for the roots it exposes (MCP `roots/list`): file system locations the tool may work in. */
+  roots(options: InputOptions = {}): Promise<Root[]> {
+    const sink = this.toolCall?.onRoots;
+    if (!sink) return Promise.reject(new InputUnavailableError('roots', 'no client is there to ask on this surface'));
+    return sink({ key: checkInputKey(options.key) }, this.signal);
   }
 
   get idempotencyKey(): string | undefined {

@@ -14,9 +14,20 @@ export interface RequestedSchema {
   required?: string[];
 }
 
+/**
+ * What `context.elicit`, `elicitUrl`, `sample` and `roots` take besides the question. `key` names
+ * the question where a protocol asks by name (MCP 2026-07-28's `inputRequests`): the same key must
+ * mean the same question on every round of the call. Unnamed questions are numbered in the order asked.
+ */
+export interface InputOptions {
+  key?: string;
+}
+
 /** What a surface is asked to show: a form to fill in, or (for anything secret) a URL to open. */
-export type InputRequest =
-  { mode: 'form'; message: string; requestedSchema: RequestedSchema } | { mode: 'url'; message: string; url: string };
+export type InputRequest = (
+  { mode: 'form'; message: string; requestedSchema: RequestedSchema } | { mode: 'url'; message: string; url: string }
+) &
+  InputOptions;
 
 /** The person's raw answer, as the surface got it: `content` is checked against the form before any tool sees it. */
 export type InputAnswer = { action: 'accept'; content?: unknown } | { action: 'decline' } | { action: 'cancel' };
@@ -32,8 +43,8 @@ export type UrlElicitResult = { action: 'accept' } | { action: 'decline' } | { a
 
 /** `context.elicit` for one call, built by the registry (it compiles the input class and checks the answer). */
 export interface ElicitPort {
-  form<T extends object>(message: string, inputClass: InputClass<T>, signal: AbortSignal): Promise<ElicitResult<T>>;
-  url(message: string, url: string, signal: AbortSignal): Promise<UrlElicitResult>;
+  form<T extends object>(message: string, inputClass: InputClass<T>, signal: AbortSignal, key?: string): Promise<ElicitResult<T>>;
+  url(message: string, url: string, signal: AbortSignal, key?: string): Promise<UrlElicitResult>;
   /** A request as another MCP server sent it (a remote tool's elicitation), passed to the surface as is. */
   relay(request: InputRequest, signal: AbortSignal): Promise<InputAnswer>;
 }
@@ -52,6 +63,8 @@ export interface SampleRequest {
   systemPrompt?: string;
   temperature?: number;
   stopSequences?: string[];
+  /** Names the question (see InputOptions). */
+  key?: string;
 }
 
 /** What `context.sample` takes besides the prompt. */
@@ -67,3 +80,12 @@ export interface SampleResult {
 
 /** Asks the model behind a surface; rejects with InputUnavailableError when there is none. */
 export type SampleSink = (request: SampleRequest, signal: AbortSignal) => Promise<SampleResult>;
+
+/** A root the client exposes (MCP `roots/list`): a `file://` URI, and a name to show. */
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
+/** Asks the client for its roots; rejects with InputUnavailableError when it has none to give. */
+export type RootsSink = (request: InputOptions, signal: AbortSignal) => Promise<Root[]>;

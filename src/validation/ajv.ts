@@ -111,7 +111,8 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
     return (full = ajv);
   };
   let count = 0;
-  return (schema) => {
+  return (written) => {
+    const schema = withoutDialect(written);
     // Registered under a key (or the schema's own $id) so that item schemas can be reached by `key#/pointer`.
     const key = typeof schema.$id === 'string' ? undefined : `toolwright:parameters:${++count}`;
     fast.addSchema(schema, key);
@@ -135,4 +136,16 @@ export function createJsonSchemaAjv(): (schema: JsonSchema) => ClassValidation {
       },
     };
   };
+}
+
+/**
+ * The schema the validator compiles: without a `$schema` naming draft 2019-09 or 2020-12 (MCP's
+ * default dialect), which this draft-07 Ajv does not load. Their common keywords (`$defs`, `$anchor`,
+ * `if`/`then`/`else`, composition) are checked here; the few newer ones (`prefixItems`,
+ * `unevaluated*`) are the tool's to enforce. What the tool declared, `$schema` included, is listed unchanged.
+ */
+function withoutDialect(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$schema !== 'string' || !/json-schema\.org\/draft\/20(19-09|20-12)\/schema/.test(schema.$schema)) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }

@@ -13,6 +13,8 @@ export interface ServeContext {
   /** Who calls when no auth hook says so. */
   readonly fallbackIdentity: McpIdentity;
   readonly stateless: boolean;
+  /** Signs MCP 2026-07-28 requestStates (a random one per process when unset). */
+  readonly requestStateSecret?: string | Uint8Array;
   readonly onError: (error: unknown) => void;
 }
 

@@ -169,7 +169,7 @@ function refused(status: number, code: number, message: string, id?: string | nu
 }
 
 /** A header value without the spaces and tabs around it (HTTP's optional whitespace), in linear time; empty as none. */
-function trimmed(value: string | undefined): string | undefined {
+export function trimmed(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   let start = 0;
   let end = value.length;

@@ -10,8 +10,13 @@ import { createMcpServer } from '../mcp-server';
 import { mcpStoreKeys } from '../session-keys';
 import { TaskServing } from '../tasks/task-serving';
 import type { ServeContext } from './context';
+import { InvalidRequestStateError } from '../../errors/input-errors';
+import { MISSING_CLIENT_CAPABILITY } from '../missing-capability';
 import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
 import type { Admitted } from './guard';
+import { InputRound } from './input-round';
+import { paramHeaderRefusal } from './param-headers';
+import { RequestStateSeal, type StateBinding } from './request-state';
 import { sendError } from './respond';
 
 /** What 2026-07-28 serves; `initialize`, `ping`, `logging/setLevel` and subscriptions are gone from it (404). */
@@ -39,6 +44,9 @@ const CACHEABLE = new Set([
 /** What a server may ask of the client within a request, as `input_required` (SEP-2322). */
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
+/** The requests that may answer `input_required`, and what in their params names their target. */
+const MULTI_ROUND: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
 /** The capability each served method needs the server to have declared. */
 const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
   'tools/list': 'tools',
@@ -60,11 +68,13 @@ const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
 export class ModernServing {
   private readonly capabilities: ServerCapabilities;
   private readonly tasks: TaskServing;
+  private readonly seal: RequestStateSeal;
 
   constructor(private readonly ctx: ServeContext) {
     this.tasks = new TaskServing(ctx.registry, ctx.store, ctx.onError);
     const extensions = this.tasks.extensions();
     this.capabilities = { tools: {}, logging: {}, ...featureCapabilities(ctx.registry, false), ...(extensions && { extensions }) };
+    this.seal = new RequestStateSeal(ctx.requestStateSecret);
   }
 
   async serve(req: IncomingMessage, res: ServerResponse, request: Admitted, message: ModernMessage, version: string): Promise<void> {
@@ -76,7 +86,7 @@ export class ModernServing {
         data: { supported: [MODERN_VERSION], requested: version },
         id: message.id,
       });
-    const headers = headerRefusal(req, message);
+    const headers = headerRefusal(req, message) ?? paramHeaderRefusal(req, message, this.ctx.registry);
     if (headers) return refuse(res, headers);
     // Notifications: nothing of 2026-07-28's needs an answer here (a cancellation is the client closing its stream).
     if (message.id === undefined) return void res.writeHead(202).end();
@@ -94,7 +104,15 @@ export class ModernServing {
         message: 'Invalid params: inputResponses must map each key to a result object.',
         id: message.id,
       });
-    return this.dispatch(req, res, request, message);
+    const binding = stateBinding(request.owner, message);
+    let answers: Record<string, unknown> | undefined;
+    try {
+      answers = binding && roundAnswers(this.seal, binding, message.params!);
+    } catch (error) {
+      if (!(error instanceof InvalidRequestStateError)) throw error;
+      return refuse(res, { status: 400, code: -32602, message: error.message, data: { code: error.code }, id: message.id });
+    }
+    return this.dispatch(req, res, request, message, binding && { binding, answers: answers ?? {} });
   }
 
   private discover(): Record<string, unknown> {
@@ -107,34 +125,42 @@ export class ModernServing {
    * no client resets it by leaving out a session id. Without auth no one is known, so each request
    * gets a context of its own: callers the server cannot tell apart never share state.
    */
-  private async dispatch(req: IncomingMessage, res: ServerResponse, admitted: Admitted, message: ModernMessage): Promise<void> {
+  private async dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    admitted: Admitted,
+    message: ModernMessage,
+    round: { binding: StateBinding; answers: Record<string, unknown> } | undefined,
+  ): Promise<void> {
     const meta = message.params!._meta as Record<string, unknown>;
     const logLevel = meta[META.logLevel] as LogLevel | undefined;
-    const finish = (method: string, result: Record<string, unknown>) => this.finish(method, result);
     // The server alone decides what runs as a task (SEP-2663): a 2025 client's `task` hint is tolerated and ignored.
     if (message.method === 'tools/call') delete message.params!.task;
     // A tool declared with `@Tool({ task })` may become a task (the tasks extension): then it is answered there.
     if (
       message.method === 'tools/call' &&
-      (await this.tasks.call(
-        req,
-        res,
-        admitted,
-        message,
-        () => this.openServer(admitted, meta),
-        finish,
-        (name) => this.permits(admitted, name),
-      ))
+      (await this.tasks.call(req, res, admitted, message, {
+        openServer: () => this.openServer(admitted, meta),
+        finish: (method, result) => this.finish(method, result),
+        permits: (name) => this.permits(admitted, name),
+        answers: round?.answers ?? {},
+      }))
     )
       return;
     const server = this.openServer(admitted, meta);
     const progress = isObject(meta) && meta.progressToken !== undefined;
     // Progress and logs travel on an event stream before the result; anything else is one JSON body.
     const streamed = message.method === 'tools/call' && (progress || logLevel !== undefined);
-    const responses = message.params!.inputResponses;
-    const transport = new OneRequestTransport(res, message.id!, streamed, isObject(responses) ? responses : undefined, (result) =>
-      this.finish(message.method, result),
-    );
+    const finish = (result: Record<string, unknown>) => this.finish(message.method, result);
+    const transport = new OneRequestTransport(res, message.id!, streamed, finish);
+    if (round)
+      transport.round = new InputRound(round.answers, (inputRequests) =>
+        transport.askClient({
+          resultType: 'input_required',
+          inputRequests,
+          requestState: this.seal.seal(round.binding, transport.round!.used),
+        }),
+      );
     await server.connect(transport);
     // The client gave up on the request (closed its stream): the call is cancelled, as 2026-07-28 asks.
     const onClose = () => {
@@ -167,6 +193,7 @@ export class ModernServing {
       sessionId: owner === '' ? `mcp-2026-${randomUUID()}` : identitySession(owner),
       sessionNotifications: false,
       logLevel: meta[META.logLevel] as LogLevel | undefined,
+      missingCapabilityErrors: true,
     });
     // What the client declared for this request is all the server may ask of it (approvals, elicitation, sampling).
     const declared = meta[META.clientCapabilities] as ClientCapabilities;
@@ -201,14 +228,14 @@ class OneRequestTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   readonly done: Promise<void>;
+  /** Answers the handler's requests to the client; without one (a method that cannot ask) they fail. */
+  round?: InputRound;
   private finished!: () => void;
-  private asked = 0;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly requestId: string | number,
     private readonly streamed: boolean,
-    private readonly inputResponses: Record<string, unknown> | undefined,
     private readonly finish: (result: Record<string, unknown>) => Record<string, unknown>,
   ) {
     this.done = new Promise<void>((resolve) => (this.finished = resolve));
@@ -218,8 +245,11 @@ class OneRequestTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if ('method' in message && 'id' in message) {
-      if (!INPUT_METHODS.has(message.method)) throw new Error(`2026-07-28 has no ${message.method} from server to client.`);
-      return this.askClient(message.id, message.method, message.params);
+      if (!INPUT_METHODS.has(message.method) || !this.round)
+        throw new Error(`2026-07-28 has no ${message.method} from server to client here.`);
+      const answer = this.round.ask(message.method, message.params);
+      if (answer) queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: message.id, result: answer }));
+      return;
     }
     const response = 'result' in message || 'error' in message;
     if (!response && !this.streamed) return;
@@ -227,15 +257,9 @@ class OneRequestTransport implements Transport {
     this.write(out, response);
   }
 
-  private askClient(id: string | number, method: string, params: unknown): void {
-    const key = `input-${this.asked++}`;
-    if (this.inputResponses && Object.hasOwn(this.inputResponses, key)) {
-      const result = this.inputResponses[key] as Record<string, unknown>;
-      queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id, result }));
-      return;
-    }
-    const inputRequests = { [key]: { method, params } };
-    this.write({ jsonrpc: '2.0', id: this.requestId, result: this.finish({ resultType: 'input_required', inputRequests }) }, true);
+  /** Ends the exchange with the round's questions (`input_required`), the handler cancelled. */
+  askClient(result: Record<string, unknown>): void {
+    this.write({ jsonrpc: '2.0', id: this.requestId, result: this.finish(result) }, true);
     this.cancel(this.requestId);
   }
 
@@ -247,7 +271,9 @@ class OneRequestTransport implements Transport {
       if (last) this.end();
       return;
     }
-    this.res.writeHead(200, { 'content-type': 'application/json' });
+    // A capability the client did not declare is the request's fault: 400, as 2026-07-28 asks.
+    const missing = 'error' in out && (out as { error: { code?: number } }).error.code === MISSING_CLIENT_CAPABILITY;
+    this.res.writeHead(missing ? 400 : 200, { 'content-type': 'application/json' });
     this.res.end(JSON.stringify(out));
     this.finished();
   }
@@ -271,6 +297,21 @@ class OneRequestTransport implements Transport {
     if (!this.res.writableEnded) this.res.end();
     this.finished();
   }
+}
+
+/** What a multi-round request's requestState is bound to: the caller, the method, its target and arguments. */
+function stateBinding(owner: string, message: ModernMessage): StateBinding | undefined {
+  const field = Object.hasOwn(MULTI_ROUND, message.method) ? MULTI_ROUND[message.method] : undefined;
+  if (!field) return undefined;
+  const params = message.params!;
+  return { owner, method: message.method, target: params[field], args: params.arguments };
+}
+
+/** The answers of this round: those the signed requestState carries (they win), then the client's inputResponses. */
+function roundAnswers(seal: RequestStateSeal, binding: StateBinding, params: Record<string, unknown>): Record<string, unknown> {
+  const responses = isObject(params.inputResponses) ? params.inputResponses : {};
+  if (params.requestState === undefined) return { ...responses };
+  return { ...responses, ...seal.open(params.requestState, binding) };
 }
 
 /** The session id of an identity's 2026 requests (tenant and user). */

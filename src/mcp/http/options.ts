@@ -43,6 +43,13 @@ export interface HttpServeOptions extends McpServerOptions {
    * store's `channels` (same MCP session and owner only); without them only the local process hears it.
    */
   stateless?: boolean;
+  /**
+   * The secret that signs MCP 2026-07-28 `requestState`s (the answers a multi-round call got so far,
+   * bound to the caller and the request), at least 32 bytes. Give every replica behind one endpoint
+   * the same secret, so any of them accepts the state another issued; unset, each process makes a
+   * random one (and a state does not survive its restart).
+   */
+  requestStateSecret?: string | Uint8Array;
 }
 
 export interface HttpHandle {

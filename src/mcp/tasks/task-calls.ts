@@ -21,6 +21,8 @@ export interface TaskCall {
   /** What the client declared for this request (`_meta` clientCapabilities). */
   capabilities: Record<string, unknown>;
   extra: MessageExtra;
+  /** The answers the request brought (the signed requestState's and inputResponses), by input key. */
+  answers: Record<string, unknown>;
 }
 
 /** What a tools/call comes to: run as usual, refused, or a task started (answer it with `result`). */
@@ -70,13 +72,13 @@ export class TaskCalls {
         data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
       };
     }
-    const early = call.message.params.inputResponses;
+    const early = Object.keys(call.answers).length > 0 ? call.answers : undefined;
     // A tool that asks first does so on the request (multi-round-trip); the round that brings the answers becomes the task.
-    if (tool.task.inputFirst && !isObject(early)) return { kind: 'plain' };
+    if (tool.task.inputFirst && !early) return { kind: 'plain' };
     const record = newTask(randomUUID(), tool.task.ttlMs ?? DEFAULT_TTL_MS, TASK_POLL_MS);
     const key = this.tasks.key(call.owner, record.taskId)!;
     await this.tasks.create(key, record);
-    const transport = new TaskTransport(this.tasks, key, call.message.id, isObject(early) ? early : undefined, this.onError);
+    const transport = new TaskTransport(this.tasks, key, call.message.id, early, this.onError);
     void this.run(openServer(), transport, call).catch(this.onError);
     return { kind: 'started', result: createTaskResult(record) };
   }

@@ -13,6 +13,17 @@ import { TaskStore, type TaskOwner } from './task-store';
 
 type Finish = (method: string, result: Record<string, unknown>) => Record<string, unknown>;
 
+/** What the serving layer lends a tools/call that may become a task. */
+export interface TaskCallHooks {
+  /** The MCP server the call runs on (the request's identity and declared capabilities). */
+  openServer: () => Server;
+  finish: Finish;
+  /** May the caller see this tool (the registry's gate)? */
+  permits: (name: string) => Promise<boolean>;
+  /** The answers this round brought (its requestState's and its inputResponses). */
+  answers: Record<string, unknown>;
+}
+
 /**
  * The tasks extension (SEP-2663) on the 2026-07-28 path: what server/discover advertises, the
  * tasks/* methods, and tools/call for a tool declared with `@Tool({ task })`. Its state lives in
@@ -64,15 +75,7 @@ export class TaskServing {
    * tools/call: answered here (a task started, or refused) and true, or false for the caller to run
    * it as a plain call.
    */
-  async call(
-    req: IncomingMessage,
-    res: ServerResponse,
-    admitted: Admitted,
-    message: ModernMessage,
-    openServer: () => Server,
-    finish: Finish,
-    permits: (name: string) => Promise<boolean>,
-  ): Promise<boolean> {
+  async call(req: IncomingMessage, res: ServerResponse, admitted: Admitted, message: ModernMessage, how: TaskCallHooks): Promise<boolean> {
     const params = message.params!;
     const meta = params._meta as Record<string, unknown>;
     const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
@@ -84,9 +87,10 @@ export class TaskServing {
           message: { jsonrpc: '2.0', id: message.id!, method: message.method, params },
           capabilities: meta[META.clientCapabilities] as Record<string, unknown>,
           extra: { authInfo, requestInfo: { headers: req.headers } },
+          answers: how.answers,
         },
-        openServer,
-        permits,
+        how.openServer,
+        how.permits,
       );
     } catch (error) {
       this.onError(error);
@@ -95,7 +99,7 @@ export class TaskServing {
     }
     if (decision.kind === 'plain') return false;
     if (decision.kind === 'refused') sendError(res, 400, decision.code, decision.message, decision.data, message.id);
-    else sendResult(res, message.id!, finish(message.method, decision.result));
+    else sendResult(res, message.id!, how.finish(message.method, decision.result));
     return true;
   }
 }

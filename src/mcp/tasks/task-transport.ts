@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { changed, TERMINAL, type TaskRecord } from './task-record';
 import type { TaskStore } from './task-store';
+import { keyOf } from '../http/input-round';
 
 /** How often the replica running a task reads it for a cancel or answers (another replica may have written them). */
 export const TASK_POLL_MS = 200;
@@ -57,8 +58,9 @@ export class TaskTransport implements Transport {
     // Progress and logs have no one to go to: a task's client polls.
   }
 
-  private async ask(id: string | number, method: string, params: unknown): Promise<void> {
-    const key = `input-${this.asked++}`;
+  private async ask(id: string | number, method: string, asked: unknown): Promise<void> {
+    // Named as in a plain request's round (the tool's own key, else the next number), so answers carry over.
+    const { key, sent: params } = keyOf(asked, () => `input-${this.asked++}`);
     if (this.early && Object.hasOwn(this.early, key)) {
       const result = this.early[key] as Record<string, unknown>;
       queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id, result }));
