@@ -6,8 +6,9 @@ import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
 import { ChildRunPausedError } from './errors';
 import { compileClassAnswer, correction, stripFence, type FinalOutput } from './final-output';
-import { inputHash, type StoredConversation } from './run-state';
-import type { RunOptions, RunResult } from './types';
+import type { ModelUsage } from './model';
+import { inputHash, unansweredInputs, type StoredConversation } from './run-state';
+import type { ResumeDecision, ResumeOptions, RunOptions, RunResult } from './types';
 
 /** `agent.asTool(...)`: how the agent appears to the model of the agent that calls it. */
 export interface AgentToolOptions {
@@ -30,6 +31,7 @@ export interface AgentToolOptions {
 export interface ChildAgent {
   readonly name: string;
   run(input: string, options: RunOptions): Promise<RunResult<unknown>>;
+  resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<unknown>>;
   loadConversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
 }
 
@@ -93,16 +95,27 @@ export class AgentTool implements ToolSource {
       userId: context.userId,
       tenantId: context.tenantId,
     };
-    const done = await this.finished(session, task);
+    const stored = await this.agent.loadConversation(session);
+    const done = await this.finished(stored, task);
     if (done !== undefined) return done;
-    const result = await this.agent.run(task, { ...session, signal: context.signal });
-    call?.onUsage?.(result.usage);
+    const paused = stored.pendingRun;
+    const resume = call?.childResume;
+    let result: RunResult<unknown>;
+    if (paused && resume) {
+      // The calling run was resumed with decisions for this child's calls: the child resumes with them (claimed in its store).
+      const decisions = resume.decisions as Readonly<Record<string, ResumeDecision>>;
+      result = await this.agent.resume({ ...session, signal: context.signal, approver: resume.approver }, decisions);
+    } else if (paused) {
+      // The calling run paused on this child before and that pause was not saved (a crash): the same pause again.
+      const approvals = paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId));
+      throw new ChildRunPausedError(this.agent.name, session.sessionId, approvals, unansweredInputs(paused));
+    } else {
+      result = await this.agent.run(task, { ...session, signal: context.signal });
+    }
+    // A resumed child's usage counts its run from the start: the calling run already has the part before the pause.
+    call?.onUsage?.(paused ? since(result.usage, paused.usage) : result.usage);
     if (result.status === 'paused') {
-      throw new ChildRunPausedError(
-        this.agent.name,
-        session.sessionId,
-        result.approvals.map((a) => a.toolCallId),
-      );
+      throw new ChildRunPausedError(this.agent.name, session.sessionId, result.approvals, result.inputs ?? []);
     }
     return this.output ? result.output : { output: result.output };
   }
@@ -118,8 +131,7 @@ export class AgentTool implements ToolSource {
   }
 
   /** The answer of a child run this call already completed (the caller retried after a crash), else undefined. */
-  private async finished(session: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>, task: string): Promise<unknown> {
-    const stored = await this.agent.loadConversation(session);
+  private async finished(stored: StoredConversation, task: string): Promise<unknown> {
     const last = stored.runLog.at(-1);
     if (last?.status !== 'completed' || last.input !== inputHash(task) || stored.pendingRun) return undefined;
     const answer = stored.history.at(-1);
@@ -129,6 +141,13 @@ export class AgentTool implements ToolSource {
     const checked = await this.output.check(stripFence(text));
     return checked instanceof ToolInputError ? undefined : checked;
   }
+}
+
+function since(total: ModelUsage, before: ModelUsage): ModelUsage {
+  return {
+    inputTokens: Math.max(0, total.inputTokens - before.inputTokens),
+    outputTokens: Math.max(0, total.outputTokens - before.outputTokens),
+  };
 }
 
 /** `${parent}/${tool}:${key}`; a parent id too long to keep whole (ids are at most 512 UTF-8 bytes) is replaced by its hash. */

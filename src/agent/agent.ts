@@ -14,6 +14,7 @@ import type { Model, ModelUsage } from './model';
 import { finish, streamEnded, streamFailed, type RunOutcome } from './run-end';
 import { runResult, waitsOnHuman, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
 import { uniqueCallIds } from './call-ids';
+import { childResumes, isNested, ownDecisions, type Waiting } from './child-pause';
 import type {
   AgentOptions,
   InputDecision,
@@ -175,8 +176,9 @@ export class Agent<O = string> {
   ): Promise<RunResult<unknown>> {
     try {
       const { runs, tools } = this.parts;
+      // A child run's call is checked by the child agent, which knows its tool, when the child resumes.
       const { state, next } = await runs.openResume(options, decisions, cancel ?? options.signal, (approval, edited) =>
-        tools.checkEdit(approval, edited),
+        isNested(approval) ? Promise.resolve() : tools.checkEdit(approval, edited),
       );
       state.events = events;
       return streamEnded(state, await this.traced(state, next));
@@ -214,26 +216,28 @@ export class Agent<O = string> {
     return finish(end, state, outcome);
   }
 
-  /** The paused response's calls, every one decided: run as the model asked them; the run paused again if one asks for input. */
+  /** The paused response's calls, every one decided: run as the model asked them; the run paused again if one waits on a human. */
   private async runDecided(state: RunState, pending: StoredRun): Promise<StoredRun | undefined> {
     state.context.addMessage(pending.assistant);
     if (state.events) emitToolCalls(state.events, state.runId, state.turns, pending.assistant.toolCalls);
     const selection = await this.parts.catalog.select(state.context, state.input, state.tags);
-    const inputs = await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
-    if (inputs.length) return this.pauseForInput(state, pending.assistant, inputs, pending.decisions);
+    state.childResumes = childResumes(state.stored ?? pending, state.approver);
+    const waiting = await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
+    // Decisions for child runs were handed down (each child keeps them): a new pause keeps only the run's own.
+    if (waiting) return this.pauseForInput(state, pending.assistant, waiting, ownDecisions(pending));
     state.settled = undefined;
     return undefined;
   }
 
-  /** A response whose calls wait on the person's input: stored with the paused run, not in the history (yet). */
+  /** A response whose calls wait on a human (an input, a child run's call): stored with the paused run, not in the history (yet). */
   private pauseForInput(
     state: RunState,
     assistant: StoredRun['assistant'],
-    inputs: PendingInput[],
+    waiting: Waiting,
     decisions?: Record<string, StoredDecision>,
   ): StoredRun {
     state.context.retractMessage(assistant);
-    return this.parts.runs.pause(state, assistant, [], { inputs, decisions });
+    return this.parts.runs.pause(state, assistant, waiting.approvals, { inputs: waiting.inputs, decisions });
   }
 
   /** The loop: ask the model, run its calls, until it answers or a call needs approval. */
@@ -273,8 +277,8 @@ export class Agent<O = string> {
         }
       }
       context.addMessage(assistant);
-      const inputs = await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
-      if (inputs.length) return this.pauseForInput(state, assistant, inputs);
+      const waiting = await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
+      if (waiting) return this.pauseForInput(state, assistant, waiting);
       if (state.stopped) return undefined;
     }
   }
@@ -294,19 +298,19 @@ export class Agent<O = string> {
     return false;
   }
 
-  /** Runs one response's calls, then asks `stopWhen` whether the run ends here; returns the inputs its calls wait on. */
+  /** Runs one response's calls, then asks `stopWhen` whether the run ends here; returns what its calls wait on, if anything. */
   private async step(
     state: RunState,
     assistant: StoredRun['assistant'],
     selection: CatalogSelection,
     usage: ModelUsage,
     decisions?: Record<string, StoredDecision>,
-  ): Promise<PendingInput[]> {
+  ): Promise<Waiting | undefined> {
     const before = state.records.length;
-    const inputs = await this.parts.tools.runCalls(state, assistant.toolCalls, selection, decisions);
+    const waiting = await this.parts.tools.runCalls(state, assistant.toolCalls, selection, decisions);
     state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage });
     const stopWhen = this.parts.stopWhen;
-    if (inputs.length || !stopWhen) return inputs;
+    if (waiting || !stopWhen) return waiting;
     const step: StepResult = {
       turn: state.turns,
       text: assistant.content,
@@ -316,7 +320,7 @@ export class Agent<O = string> {
       context: state.context,
     };
     if (await stopWhen(step)) state.stopped = true;
-    return inputs;
+    return undefined;
   }
 }
 

@@ -182,6 +182,11 @@ export interface PendingApproval {
   arguments: string;
   /** The validated arguments, as plain JSON. */
   args: unknown;
+  /**
+   * For a call inside an agent tool's child run: the calls that lead to it, `tool#callId` from the
+   * top run down (`['billing#p1', 'refund#r1']`); `toolCallId` is then `p1/r1`, decided on the top session.
+   */
+  path?: string[];
 }
 
 /**
@@ -195,6 +200,8 @@ export interface PendingInput {
   arguments: string;
   /** What to show the person: a form (`message`, `requestedSchema`) or a URL to open (`message`, `url`). */
   request: InputRequest;
+  /** For a call inside an agent tool's child run: as `PendingApproval.path`. */
+  path?: string[];
 }
 
 /**

@@ -18,6 +18,8 @@ export function callInfo(
   if (options?.onElicit) info.elicit = elicitPort(options.onElicit);
   if (options?.onSample) info.onSample = options.onSample;
   if (options?.onUsage) info.onUsage = options.onUsage;
+  if (options?.childResume) info.childResume = options.childResume;
+  if (options?.onChildEvent) info.onChildEvent = options.onChildEvent;
   return info;
 }
 
@@ -30,6 +32,8 @@ class CallInfo implements ToolCallInfo {
   elicit?: ToolCallInfo['elicit'] = undefined;
   onSample?: ToolCallInfo['onSample'] = undefined;
   onUsage?: ToolCallInfo['onUsage'] = undefined;
+  childResume?: ToolCallInfo['childResume'] = undefined;
+  onChildEvent?: ToolCallInfo['onChildEvent'] = undefined;
 
   constructor(
     readonly id: string,

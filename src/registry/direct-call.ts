@@ -31,7 +31,9 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.onContent === undefined &&
         options.onElicit === undefined &&
         options.onSample === undefined &&
-        options.onUsage === undefined))
+        options.onUsage === undefined &&
+        options.childResume === undefined &&
+        options.onChildEvent === undefined))
   );
 }
 

@@ -10,7 +10,6 @@ import { IsIn, IsInt, IsString, Min, MinLength } from 'class-validator';
 import {
   Agent,
   AgentContext,
-  ChildRunPausedError,
   Param,
   ScriptedModel,
   SqliteStore,
@@ -160,25 +159,18 @@ describe('agent.asTool', () => {
     expect((error as { code?: string }).code).toMatch(/RUN_ABORTED|ABORTED/);
   });
 
-  it('a child call that needs approval fails the parent call with ChildRunPausedError; the child keeps its paused run', async () => {
+  it('a child call that needs approval pauses the calling run, listed with its path (see child-approvals.test.ts)', async () => {
     const { agent: child } = billing(
       [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { order_id: 'A-1', amount_cents: 4200 } }] }],
       [RefundTool],
     );
     const { agent: parent } = await desk(child, [{ toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] }]);
 
-    const error = await parent.run('Refund A-1', { sessionId: 'chat-4', userId: 'alice' }).catch((e: unknown) => e);
+    const result = await parent.run('Refund A-1', { sessionId: 'chat-4', userId: 'alice' });
 
-    expect(error).toBeInstanceOf(ToolCallFailedError);
-    let cause: unknown = error;
-    while (cause instanceof Error && !(cause instanceof ChildRunPausedError)) cause = cause.cause;
-    expect(cause).toBeInstanceOf(ChildRunPausedError);
-    const paused = cause as ChildRunPausedError;
-    expect(paused.code).toBe('CHILD_RUN_PAUSED');
-    expect(paused.pendingToolCallIds).toEqual(['r1']);
-    expect(paused.message).toContain('billing');
-    const pending = await child.pendingApprovals({ sessionId: paused.childSessionId, userId: 'alice' });
-    expect(pending.map((p) => p.name)).toEqual(['refund']);
+    expect(result.status).toBe('paused');
+    expect(result.approvals.map((a) => [a.toolCallId, a.path])).toEqual([['p1/r1', ['billing#p1', 'refund#r1']]]);
+    expect(await parent.pendingApprovals({ sessionId: 'chat-4', userId: 'alice' })).toEqual(result.approvals);
   });
 
   it('bad arguments for the agent tool are the registry’s usual validation errors; the child never runs', async () => {
