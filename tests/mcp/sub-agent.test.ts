@@ -54,7 +54,8 @@ describe('an agent tool over MCP whose child needs approval', () => {
     expect(refunded).toEqual([]);
     const session = /session "([^"]+)"/.exec(error.message)?.[1];
     expect(session).toMatch(/\/billing_agent:/);
-    const pending = await billing.pendingApprovals({ sessionId: session! });
+    const saved = await store.loadSession({ sessionId: session! });
+    const pending = (saved?.pendingRun as { approvals: { toolCallId: string; name: string }[] }).approvals;
     expect(pending.map((p) => [p.toolCallId, p.name])).toEqual([['r1', 'process_refund']]);
   });
 });
