@@ -6,6 +6,7 @@ import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
 import { ChildRunPausedError } from './errors';
 import { compileClassAnswer, correction, stripFence, type FinalOutput } from './final-output';
+import type { AgentEvent } from './events';
 import type { ModelUsage } from './model';
 import { inputHash, unansweredInputs, type StoredConversation } from './run-state';
 import type { ResumeDecision, ResumeOptions, RunOptions, RunResult } from './types';
@@ -32,6 +33,8 @@ export interface ChildAgent {
   readonly name: string;
   run(input: string, options: RunOptions): Promise<RunResult<unknown>>;
   resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<unknown>>;
+  stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent<unknown>>;
+  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): AsyncIterableIterator<AgentEvent<unknown>>;
   loadConversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
 }
 
@@ -100,17 +103,23 @@ export class AgentTool implements ToolSource {
     if (done !== undefined) return done;
     const paused = stored.pendingRun;
     const resume = call?.childResume;
+    const forward = call?.onChildEvent;
+    const step = `${this.tool.definition.name}#${call?.id ?? 'direct'}`;
     let result: RunResult<unknown>;
     if (paused && resume) {
       // The calling run was resumed with decisions for this child's calls: the child resumes with them (claimed in its store).
       const decisions = resume.decisions as Readonly<Record<string, ResumeDecision>>;
-      result = await this.agent.resume({ ...session, signal: context.signal, approver: resume.approver }, decisions);
+      const options = { ...session, signal: context.signal, approver: resume.approver };
+      result = forward
+        ? await this.relay(this.agent.streamResume(options, decisions), forward, step)
+        : await this.agent.resume(options, decisions);
     } else if (paused) {
       // The calling run paused on this child before and that pause was not saved (a crash): the same pause again.
       const approvals = paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId));
       throw new ChildRunPausedError(this.agent.name, session.sessionId, approvals, unansweredInputs(paused));
     } else {
-      result = await this.agent.run(task, { ...session, signal: context.signal });
+      const options = { ...session, signal: context.signal };
+      result = forward ? await this.relay(this.agent.stream(task, options), forward, step) : await this.agent.run(task, options);
     }
     // A resumed child's usage counts its run from the start: the calling run already has the part before the pause.
     call?.onUsage?.(paused ? since(result.usage, paused.usage) : result.usage);
@@ -118,6 +127,20 @@ export class AgentTool implements ToolSource {
       throw new ChildRunPausedError(this.agent.name, session.sessionId, result.approvals, result.inputs ?? []);
     }
     return this.output ? result.output : { output: result.output };
+  }
+
+  /** A streamed child run: its events into the calling run's stream, tagged with the agent and the path; its result. */
+  private async relay(
+    events: AsyncIterableIterator<AgentEvent<unknown>>,
+    forward: (event: object) => void,
+    step: string,
+  ): Promise<RunResult<unknown>> {
+    let result: RunResult<unknown> | undefined;
+    for await (const event of events) {
+      if (event.type === 'run-end') result = event.result;
+      else if (FORWARDED.has(event.type)) forward({ ...event, agent: event.agent ?? this.agent.name, path: [step, ...(event.path ?? [])] });
+    }
+    return result!;
   }
 
   /** The child's task: the `input` text, or the validated arguments of an input class as JSON. */
@@ -158,3 +181,14 @@ export function childSessionId(parent: string, tool: string, key: string): strin
 }
 
 const MAX_ID_BYTES = 512;
+
+// The child's approvals, inputs and end are the calling run's to report (as its own pause, its tool result).
+const FORWARDED = new Set<AgentEvent['type']>([
+  'run-start',
+  'text-delta',
+  'tool-call',
+  'tool-progress',
+  'tool-log',
+  'tool-result',
+  'turn-end',
+]);

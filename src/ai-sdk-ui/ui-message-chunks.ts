@@ -33,6 +33,8 @@ export class UIMessageChunker {
 
   /** The chunks of one event, after `start` if it is the first. */
   *event(event: AgentEvent<unknown>): Generator<UIMessageChunk> {
+    // A sub-agent's events (tagged with its path): the chat shows the agent tool's call and result, not its inner run.
+    if (event.path !== undefined) return;
     yield* this.begin(event);
     switch (event.type) {
       case 'run-start':

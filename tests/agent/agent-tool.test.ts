@@ -16,6 +16,7 @@ import {
   Tool,
   ToolCallFailedError,
   ToolRegistry,
+  type AgentEvent,
   type ToolInterface,
 } from 'toolwright';
 import { childSessionId } from '../../src/agent/agent-tool';
@@ -171,6 +172,33 @@ describe('agent.asTool', () => {
     expect(result.status).toBe('paused');
     expect(result.approvals.map((a) => [a.toolCallId, a.path])).toEqual([['p1/r1', ['billing#p1', 'refund#r1']]]);
     expect(await parent.pendingApprovals({ sessionId: 'chat-4', userId: 'alice' })).toEqual(result.approvals);
+  });
+
+  it('a streamed parent carries the child run’s events, tagged with the agent and the path; the child’s end is the parent’s tool result', async () => {
+    const { agent: child } = billing([
+      { toolCalls: [ledgerCall] },
+      { text: '{"order_id":"A-1","refund_cents":4200,"outcome":"refunded"}' },
+    ]);
+    const { agent: parent } = await desk(child, [
+      { toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] },
+      { text: 'Refunded.' },
+    ]);
+
+    const events: AgentEvent[] = [];
+    for await (const event of parent.stream('Refund A-1', { sessionId: 'chat-s', userId: 'alice' })) events.push(event);
+
+    const nested = events.filter((e) => e.path !== undefined);
+    expect(nested.every((e) => e.agent === 'billing' && e.path!.length === 1 && e.path![0] === 'billing#p1')).toBe(true);
+    const kinds = (list: AgentEvent[]) => list.map((e) => e.type).filter((t, i, all) => t !== all[i - 1]);
+    expect(kinds(nested)).toEqual(['run-start', 'tool-call', 'tool-result', 'turn-end', 'text-delta', 'turn-end']);
+    expect(nested.find((e) => e.type === 'tool-call')).toMatchObject({ toolCallId: 'c1', name: 'ledger' });
+    expect(nested.find((e) => e.type === 'tool-result')).toMatchObject({ record: { name: 'ledger', status: 'ok' } });
+    expect(nested.some((e) => e.type === 'run-end')).toBe(false);
+    const own = events.filter((e) => e.path === undefined);
+    expect(kinds(own)).toEqual(['run-start', 'tool-call', 'tool-result', 'turn-end', 'text-delta', 'turn-end', 'run-end']);
+    // The parent's tool-result comes after the child's events; the run ends once.
+    expect(events.indexOf(own[2])).toBeGreaterThan(events.indexOf(nested.at(-1)!));
+    expect(events.filter((e) => e.type === 'run-end')).toHaveLength(1);
   });
 
   it('bad arguments for the agent tool are the registry’s usual validation errors; the child never runs', async () => {
