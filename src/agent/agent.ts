@@ -14,9 +14,11 @@ import type { Model, ModelUsage } from './model';
 import { finish, streamEnded, streamFailed, type RunOutcome } from './run-end';
 import { runResult, waitsOnHuman, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
 import { uniqueCallIds } from './call-ids';
+import { findInGraph, HOLDER_KEY, joined, recordTransfer, transferIn, transferTools, withTransfers } from './handoffs';
 import { childResumes, isNested, ownDecisions, type Waiting } from './child-pause';
 import type {
   AgentOptions,
+  HandoffTarget,
   InputDecision,
   PendingApproval,
   PendingInput,
@@ -40,13 +42,17 @@ export class Agent<O = string> {
   readonly name: string;
   readonly registry: ToolRegistry;
   readonly store: SessionStore;
+  readonly description?: string;
   private readonly model: Model;
+  private readonly handoffs?: AgentOptions['handoffs'];
   private readonly parts: AgentParts;
   private readonly output?: FinalOutput;
   private readonly outputBudget: number;
 
   constructor(options: AgentOptions<O>) {
     this.name = options.name;
+    this.description = options.description;
+    this.handoffs = options.handoffs;
     this.model = options.model;
     this.parts = agentParts(options);
     if (options.output) this.output = compileFinalOutput(options.output, options.name);
@@ -60,9 +66,35 @@ export class Agent<O = string> {
     return new AgentTool(this, options, this.output);
   }
 
-  /** One user turn: load, loop until the model answers (or a call needs approval), save. */
+  /**
+   * One user turn: load, loop until the model answers (or a call needs approval), save. With
+   * handoffs, the agent holding the session runs it, and a transfer hands the turn to the next one.
+   */
   run(input: string, options: RunOptions): Promise<RunResult<O>> {
-    return this.begin(input, options, undefined) as Promise<RunResult<O>>;
+    if (this.handoffs === undefined) return this.begin(input, options, undefined) as Promise<RunResult<O>>;
+    return this.runHandedOff(input, options) as Promise<RunResult<O>>;
+  }
+
+  /** The agents this one hands off to (`AgentOptions.handoffs`). */
+  handoffTargets(): readonly HandoffTarget[] {
+    const targets = this.handoffs;
+    return typeof targets === 'function' ? targets() : (targets ?? []);
+  }
+
+  /** A run through handoffs: the session's holder answers; each transfer runs the receiving agent on the same session. */
+  private async runHandedOff(input: string, options: RunOptions): Promise<RunResult<unknown>> {
+    const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId }, { historyLimit: 0 });
+    const held = snapshot?.state[HOLDER_KEY];
+    let agent: Agent<unknown> = (typeof held === 'string' && findInGraph<Agent<unknown>>(this, held)) || this;
+    let result = await agent.begin(input, options, undefined);
+    for (let hops = 0; result.status === 'completed' && hops < this.parts.maxTurns; hops++) {
+      const to = result.handoffs?.at(-1);
+      const next = to === undefined || to === agent.name ? undefined : findInGraph<Agent<unknown>>(agent, to);
+      if (next === undefined) break;
+      agent = next;
+      result = joined(result, await agent.begin(input, options, undefined, undefined, true));
+    }
+    return result;
   }
 
   /**
@@ -157,9 +189,10 @@ export class Agent<O = string> {
     options: RunOptions,
     events: RunEvents | undefined,
     cancel?: Cancellation,
+    handedOff = false,
   ): Promise<RunResult<unknown>> {
     try {
-      const state = await this.parts.runs.openRun(options, input, cancel ?? options.signal);
+      const state = await this.parts.runs.openRun(options, input, cancel ?? options.signal, handedOff);
       state.events = events;
       return streamEnded(state, await this.traced(state, undefined));
     } catch (error) {
@@ -251,7 +284,9 @@ export class Agent<O = string> {
       if (state.signal?.aborted) throw new RunAbortedError(state.key.sessionId, context.getConversationHistory(), state.signal.reason);
       if (state.turns >= maxTurns) throw new MaxTurnsExceededError(maxTurns, state.key.sessionId, context.getConversationHistory());
       const selected = catalog.select(state.context, state.input, state.tags);
-      const selection = selected instanceof Promise ? await selected : selected;
+      const targets = this.handoffs === undefined ? NO_TARGETS : this.handoffTargets();
+      const offered = selected instanceof Promise ? await selected : selected;
+      const selection = targets.length ? withTransfers(offered, transferTools(targets)) : offered;
       const response = await model.ask(state, selection);
       state.turns++;
       if (response.usage) {
@@ -269,6 +304,12 @@ export class Agent<O = string> {
       if (tools.repairs) calls = await tools.repairCalls(state, calls, selection);
       const assistant = { role: 'assistant' as const, content: response.content, toolCalls: calls };
       if (state.events) emitToolCalls(state.events, state.runId, state.turns, calls);
+      const transfer = targets.length ? transferIn(calls, targets) : undefined;
+      if (transfer) {
+        recordTransfer(state, assistant, transfer.call, transfer.target.name);
+        state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
+        return undefined;
+      }
       if (tools.approvals) {
         const approvals = await tools.approvalsNeeded(state, calls, selection);
         if (approvals.length > 0) {
@@ -326,4 +367,5 @@ export class Agent<O = string> {
 
 // The final answer's failures, counted beside the tools' (a tool cannot be named with a space and parentheses).
 const OUTPUT_KEY = '(final output)';
+const NO_TARGETS: readonly HandoffTarget[] = [];
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });

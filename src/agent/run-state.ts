@@ -103,6 +103,8 @@ export interface RunState {
   /** On a resume: the decisions for paused child runs, by the id of the agent tool call that runs them again (child-pause.ts). */
   childResumes?: Record<string, ChildResume>;
   stopped?: boolean;
+  /** The agent a transfer call handed the conversation to: the run ends there (see handoffs.ts). */
+  handoff?: string;
   /** The structured final answer, when the agent declares `output`. */
   structured?: object;
   /** The memory's load, started by the first call to a tool that reads memory. */
@@ -180,6 +182,7 @@ export function runResult(state: RunState, paused: StoredRun | undefined): RunRe
     approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
     inputs: paused ? unansweredInputs(paused) : NO_INPUTS,
     ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
+    ...(state.handoff !== undefined && !paused ? { handoffs: [state.handoff] } : {}),
   };
 }
 
