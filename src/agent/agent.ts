@@ -81,17 +81,29 @@ export class Agent<O = string> {
     return typeof targets === 'function' ? targets() : (targets ?? []);
   }
 
-  /** A run through handoffs: the session's holder answers; each transfer runs the receiving agent on the same session. */
-  private async runHandedOff(input: string, options: RunOptions): Promise<RunResult<unknown>> {
+  /** The agent of this one's handoff graph that holds the session (this one when none is recorded). */
+  private async holder(options: Pick<RunOptions, 'sessionId' | 'tenantId'>): Promise<Agent<unknown>> {
+    if (this.handoffs === undefined) return this;
     const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId }, { historyLimit: 0 });
     const held = snapshot?.state[HOLDER_KEY];
-    let agent: Agent<unknown> = (typeof held === 'string' && findInGraph<Agent<unknown>>(this, held)) || this;
-    let result = await agent.begin(input, options, undefined);
+    return (typeof held === 'string' && held !== this.name && findInGraph<Agent<unknown>>(this, held)) || this;
+  }
+
+  /** A run through handoffs: the session's holder answers; each transfer runs the receiving agent on the same session. */
+  private async runHandedOff(
+    input: string,
+    options: RunOptions,
+    resume?: Readonly<Record<string, ResumeDecision>>,
+  ): Promise<RunResult<unknown>> {
+    let agent = await this.holder(options);
+    let result = resume ? await agent.continue(options, resume, undefined) : await agent.begin(input, options, undefined);
     for (let hops = 0; result.status === 'completed' && hops < this.parts.maxTurns; hops++) {
       const to = result.handoffs?.at(-1);
       const next = to === undefined || to === agent.name ? undefined : findInGraph<Agent<unknown>>(agent, to);
       if (next === undefined) break;
       agent = next;
+      // A resumed run that handed off: the receiving agent answers the turn's user message.
+      input ||= lastUserText(await agent.loadConversation(options));
       result = joined(result, await agent.begin(input, options, undefined, undefined, true));
     }
     return result;
@@ -122,6 +134,7 @@ export class Agent<O = string> {
    * once, one wins and the other gets RunClaimedError; the tools run once.
    */
   resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<O>> {
+    if (this.handoffs !== undefined) return this.runHandedOff('', options, decisions) as Promise<RunResult<O>>;
     return this.continue(options, decisions, undefined) as Promise<RunResult<O>>;
   }
 
@@ -148,13 +161,13 @@ export class Agent<O = string> {
   }
 
   /** The calls a session's paused run waits on for the person's input (empty when none). */
-  pendingInputs(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingInput[]> {
-    return this.parts.runs.pendingInputs(options);
+  async pendingInputs(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingInput[]> {
+    return (await this.holder(options)).parts.runs.pendingInputs(options);
   }
 
   /** The calls a session's paused run waits on (empty when nothing is paused). */
-  pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingApproval[]> {
-    return this.parts.runs.pendingApprovals(options);
+  async pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingApproval[]> {
+    return (await this.holder(options)).parts.runs.pendingApprovals(options);
   }
 
   /**
@@ -368,4 +381,8 @@ export class Agent<O = string> {
 // The final answer's failures, counted beside the tools' (a tool cannot be named with a space and parentheses).
 const OUTPUT_KEY = '(final output)';
 const NO_TARGETS: readonly HandoffTarget[] = [];
+const lastUserText = (stored: StoredConversation): string => {
+  const user = [...stored.history].reverse().find((m) => m.role === 'user');
+  return typeof user?.content === 'string' ? user.content : '';
+};
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });

@@ -31,6 +31,14 @@ class TrackTool implements ToolInterface<OrderInput> {
   }
 }
 
+@Tool({ name: 'refund', description: 'Refund an order', input: OrderInput, approval: true })
+class RefundTool implements ToolInterface<OrderInput> {
+  execute({ order_id }: OrderInput) {
+    ran.push(`refund ${order_id}`);
+    return { refunded: order_id };
+  }
+}
+
 let dir: string;
 const stores: SqliteStore[] = [];
 beforeEach(() => {
@@ -54,7 +62,7 @@ function agents(deskScript: Script, billingScript: Script) {
     description: 'Invoices and refunds',
     instructions: 'You are billing.',
     model: billingModel,
-    tools: [InvoiceTool],
+    tools: [InvoiceTool, RefundTool],
     store,
     handoffs: () => [desk],
   });
@@ -93,7 +101,7 @@ describe('handoffs', () => {
     expect(first.deskModel.requests[0].tools.map((t) => t.name)).toEqual(['track', 'transfer_to_billing']);
     expect(first.deskModel.requests[0].tools[1].description).toContain('Invoices and refunds');
     expect(first.billingModel.requests[0].instructions).toBe('You are billing.');
-    expect(first.billingModel.requests[0].tools.map((t) => t.name)).toEqual(['invoice', 'transfer_to_desk']);
+    expect(first.billingModel.requests[0].tools.map((t) => t.name)).toEqual(['invoice', 'refund', 'transfer_to_desk']);
     expect(roles(first.billingModel.requests[0].messages)).toEqual(['user', 'assistant', 'tool:transfer_to_billing']);
     expect(ran).toEqual(['invoice A-1']);
 
@@ -144,5 +152,25 @@ describe('handoffs', () => {
       ['track', true],
       ['transfer_to_billing', false],
     ]);
+  });
+
+  it('a handed-off run that pauses: the desk lists the holder’s approval, and approving it resumes the holder, once', async () => {
+    const session = { sessionId: 'chat-h3', userId: 'alice' };
+    const first = agents(
+      [{ toolCalls: [{ id: 'h1', name: 'transfer_to_billing', arguments: {} }] }],
+      [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { order_id: 'A-1' } }] }],
+    );
+    const paused = await first.desk.run('Refund A-1', session);
+    expect(paused.status).toBe('paused');
+    expect(paused.approvals.map((a) => a.toolCallId)).toEqual(['r1']);
+
+    const second = agents([], [{ text: 'Refunded A-1.' }]);
+    expect((await second.desk.pendingApprovals(session)).map((a) => a.name)).toEqual(['refund']);
+    const done = await second.desk.approve(session, 'r1');
+
+    expect(done.status).toBe('completed');
+    expect(done.output).toBe('Refunded A-1.');
+    expect(ran).toEqual(['refund A-1']);
+    expect(second.deskModel.requests).toHaveLength(0);
   });
 });
