@@ -201,6 +201,28 @@ describe('agent.asTool', () => {
     expect(events.filter((e) => e.type === 'run-end')).toHaveLength(1);
   });
 
+  it('leaving a streamed parent early cancels the streamed child run and its running tool', async () => {
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const { agent: child } = billing(
+      [{ toolCalls: [{ id: 'c1', name: 'slow', arguments: { order_id: 'A-1', amount_cents: 1 } }] }],
+      [SlowTool],
+    );
+    const { agent: parent } = await desk(child, [{ toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] }]);
+
+    const seen: AgentEvent[] = [];
+    const stream = parent.stream('Refund A-1', { sessionId: 'chat-sc', userId: 'alice' });
+    for await (const event of stream) {
+      seen.push(event);
+      if (event.type === 'tool-call' && event.path !== undefined) {
+        await running;
+        break; // the reader leaves while the child's tool runs
+      }
+    }
+
+    expect(childSignal?.aborted).toBe(true);
+    expect(seen.find((e) => e.path !== undefined)).toMatchObject({ agent: 'billing', path: ['billing#p1'] });
+  });
+
   it('bad arguments for the agent tool are the registry’s usual validation errors; the child never runs', async () => {
     const { agent: child, model: childModel } = billing([{ text: '{}' }]);
     const registry = await ToolRegistry.buildAsync({
