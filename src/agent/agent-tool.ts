@@ -4,12 +4,12 @@ import type { JsonSchema } from '../metadata/json-schema';
 import type { ApprovalPolicy, ClassType } from '../metadata/types';
 import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
-import { ChildRunPausedError } from './errors';
+import { ApprovalDecisionError, ChildRunPausedError } from './errors';
 import { compileClassAnswer, correction, stripFence, type FinalOutput } from './final-output';
 import type { AgentEvent } from './events';
 import type { ModelUsage } from './model';
-import { inputHash, unansweredInputs, type StoredConversation } from './run-state';
-import type { ResumeDecision, ResumeOptions, RunOptions, RunResult } from './types';
+import { inputHash, unansweredInputs, type StoredConversation, type StoredRun } from './run-state';
+import type { PendingApproval, ResumeDecision, ResumeOptions, RunOptions, RunResult } from './types';
 
 /** `agent.asTool(...)`: how the agent appears to the model of the agent that calls it. */
 export interface AgentToolOptions {
@@ -110,13 +110,18 @@ export class AgentTool implements ToolSource {
       // The calling run was resumed with decisions for this child's calls: the child resumes with them (claimed in its store).
       const decisions = resume.decisions as Readonly<Record<string, ResumeDecision>>;
       const options = { ...session, signal: context.signal, approver: resume.approver };
-      result = forward
-        ? await this.relay(this.agent.streamResume(options, decisions), forward, step)
-        : await this.agent.resume(options, decisions);
+      try {
+        result = forward
+          ? await this.relay(this.agent.streamResume(options, decisions), forward, step)
+          : await this.agent.resume(options, decisions);
+      } catch (error) {
+        // An approver's edit the child's tool refuses: nothing was written, the child's calls wait again (and so does the caller).
+        if (!(error instanceof ApprovalDecisionError)) throw error;
+        throw new ChildRunPausedError(this.agent.name, session.sessionId, waitingApprovals(paused), unansweredInputs(paused));
+      }
     } else if (paused) {
       // The calling run paused on this child before and that pause was not saved (a crash): the same pause again.
-      const approvals = paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId));
-      throw new ChildRunPausedError(this.agent.name, session.sessionId, approvals, unansweredInputs(paused));
+      throw new ChildRunPausedError(this.agent.name, session.sessionId, waitingApprovals(paused), unansweredInputs(paused));
     } else {
       const options = { ...session, signal: context.signal };
       result = forward ? await this.relay(this.agent.stream(task, options), forward, step) : await this.agent.run(task, options);
@@ -164,6 +169,10 @@ export class AgentTool implements ToolSource {
     const checked = await this.output.check(stripFence(text));
     return checked instanceof ToolInputError ? undefined : checked;
   }
+}
+
+function waitingApprovals(run: StoredRun): PendingApproval[] {
+  return run.approvals.filter((a) => !Object.hasOwn(run.decisions, a.toolCallId));
 }
 
 function since(total: ModelUsage, before: ModelUsage): ModelUsage {

@@ -169,6 +169,22 @@ describe.each(['memory', 'sqlite', 'redis', 'postgres'] as Kind[])('approvals in
     expect(refunds).toEqual(['A-1']);
   });
 
+  it('an approver’s edit the child’s tool refuses: nothing runs, the call still waits on the top session', async () => {
+    const session = who();
+    await (await desk([{ toolCalls: [refundCall] }], [delegate])).agent.run('Please refund A-1', session);
+    const second = await desk([], []);
+
+    const after = await second.agent.approve(session, 'p1/r1', { order_id: 'A-1', amount_cents: 0 });
+
+    expect(after.status).toBe('paused');
+    expect(after.approvals.map((a) => a.toolCallId)).toEqual(['p1/r1']);
+    expect(refunds).toEqual([]);
+    expect((await second.agent.pendingApprovals(session)).map((a) => a.toolCallId)).toEqual(['p1/r1']);
+    const third = await desk([(request) => ({ text: lastTool(request.messages).content ?? '' })], [echo]);
+    expect((await third.agent.approve(session, 'p1/r1')).status).toBe('completed');
+    expect(refunds).toEqual(['A-1']);
+  });
+
   it('rejecting the child’s call: the child sees the reason, nothing runs, both runs complete', async () => {
     const session = who();
     await (await desk([{ toolCalls: [refundCall] }], [delegate])).agent.run('Please refund A-1', session);
