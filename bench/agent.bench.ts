@@ -83,6 +83,43 @@ function toolwright(): RunOnce {
   };
 }
 
+/**
+ * The same work through a sub-agent: the desk's model calls `billing` (an agent tool), whose own
+ * model calls process_refund and answers; the desk's second turn answers. Two model turns more
+ * than `toolwright` (the child's), the child's session saved beside the parent's.
+ */
+async function toolwrightSubAgent(): Promise<RunOnce> {
+  const turn = (call: { name: string; arguments: string }): Model => ({
+    name: 'bench',
+    async generate(request): Promise<ModelResponse> {
+      const last = request.messages[request.messages.length - 1];
+      return last.role === 'tool'
+        ? { content: FINAL_TEXT, toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } }
+        : { content: null, toolCalls: [{ id: 'call_1', ...call }], usage: { inputTokens: 10, outputTokens: 5 } };
+    },
+  });
+  const registry = ToolRegistry.build({ tools: [RefundTool] });
+  const make = async () => {
+    const store = new InMemoryStore();
+    const billing = new Agent({
+      name: 'billing',
+      instructions: 'You process refunds.',
+      model: turn({ name: 'process_refund', arguments: ARGS }),
+      tools: registry,
+      store,
+    });
+    const tools = await ToolRegistry.buildAsync({ tools: [], mcp: [billing.asTool({ name: 'billing', description: 'Refunds' })] });
+    const input = JSON.stringify({ input: USER });
+    return new Agent({ name: 'bench', instructions: 'You route.', model: turn({ name: 'billing', arguments: input }), tools, store });
+  };
+  let agent = await make();
+  return async (i) => {
+    if (i % 5000 === 0) agent = await make();
+    const result = await agent.run(USER, { sessionId: `s-${i}`, userId: 'u-1' });
+    return result.output!;
+  };
+}
+
 /** The same run through `agent.stream` (the bench model has no `stream`: one text delta a turn), read to run-end. */
 function toolwrightStreamed(): RunOnce {
   const run = toolwrightAgent();
@@ -285,6 +322,7 @@ const CONTENDERS: Record<string, { label: string; make: () => RunOnce | Promise<
   minimal: { label: 'hand-written minimal loop', make: minimal },
   toolwright: { label: 'toolwright Agent', make: toolwright },
   'toolwright-stream': { label: 'toolwright Agent, streamed (agent.stream)', make: toolwrightStreamed },
+  'toolwright-subagent': { label: 'toolwright Agent, the tool inside a sub-agent (asTool)', make: toolwrightSubAgent },
   ai: { label: 'Vercel AI SDK 6 (generateText)', make: vercelAiSdk },
   'openai-agents': { label: '@openai/agents-core 0.14 (Runner)', make: openaiAgents },
   // `--pair=toolwright,toolwright-output`: what checking a structured answer adds (bench/AGENT.md).

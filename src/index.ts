@@ -101,8 +101,9 @@ export type {
   ApprovalDecision,
   ErrorPolicy,
   AgentHooks,
+  HandoffTarget,
 } from './agent/types';
-export type { AgentEvent } from './agent/events';
+export type { AgentEvent, NestedRun } from './agent/events';
 export { ToolCatalog, type CatalogOptions } from './agent/catalog';
 
 // Side effects

@@ -4,10 +4,12 @@ import type { JsonSchema } from '../metadata/json-schema';
 import type { ApprovalPolicy, ClassType } from '../metadata/types';
 import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
-import { ChildRunPausedError } from './errors';
+import { ApprovalDecisionError, ChildRunPausedError } from './errors';
 import { compileClassAnswer, correction, stripFence, type FinalOutput } from './final-output';
-import { inputHash, type StoredConversation } from './run-state';
-import type { RunOptions, RunResult } from './types';
+import type { AgentEvent } from './events';
+import type { ModelUsage } from './model';
+import { inputHash, unansweredInputs, type StoredConversation, type StoredRun } from './run-state';
+import type { PendingApproval, ResumeDecision, ResumeOptions, RunOptions, RunResult } from './types';
 
 /** `agent.asTool(...)`: how the agent appears to the model of the agent that calls it. */
 export interface AgentToolOptions {
@@ -30,6 +32,9 @@ export interface AgentToolOptions {
 export interface ChildAgent {
   readonly name: string;
   run(input: string, options: RunOptions): Promise<RunResult<unknown>>;
+  resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<unknown>>;
+  stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent<unknown>>;
+  streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): AsyncIterableIterator<AgentEvent<unknown>>;
   loadConversation(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<StoredConversation>;
 }
 
@@ -93,18 +98,54 @@ export class AgentTool implements ToolSource {
       userId: context.userId,
       tenantId: context.tenantId,
     };
-    const done = await this.finished(session, task);
+    const stored = await this.agent.loadConversation(session);
+    const done = await this.finished(stored, task);
     if (done !== undefined) return done;
-    const result = await this.agent.run(task, { ...session, signal: context.signal });
-    call?.onUsage?.(result.usage);
+    const paused = stored.pendingRun;
+    const resume = call?.childResume;
+    const forward = call?.onChildEvent;
+    const step = `${this.tool.definition.name}#${call?.id ?? 'direct'}`;
+    let result: RunResult<unknown>;
+    if (paused && resume) {
+      // The calling run was resumed with decisions for this child's calls: the child resumes with them (claimed in its store).
+      const decisions = resume.decisions as Readonly<Record<string, ResumeDecision>>;
+      const options = { ...session, signal: context.signal, approver: resume.approver };
+      try {
+        result = forward
+          ? await this.relay(this.agent.streamResume(options, decisions), forward, step)
+          : await this.agent.resume(options, decisions);
+      } catch (error) {
+        // An approver's edit the child's tool refuses: nothing was written, the child's calls wait again (and so does the caller).
+        if (!(error instanceof ApprovalDecisionError)) throw error;
+        throw new ChildRunPausedError(this.agent.name, session.sessionId, waitingApprovals(paused), unansweredInputs(paused));
+      }
+    } else if (paused) {
+      // The calling run paused on this child before and that pause was not saved (a crash): the same pause again.
+      throw new ChildRunPausedError(this.agent.name, session.sessionId, waitingApprovals(paused), unansweredInputs(paused));
+    } else {
+      const options = { ...session, signal: context.signal };
+      result = forward ? await this.relay(this.agent.stream(task, options), forward, step) : await this.agent.run(task, options);
+    }
+    // A resumed child's usage counts its run from the start: the calling run already has the part before the pause.
+    call?.onUsage?.(paused ? since(result.usage, paused.usage) : result.usage);
     if (result.status === 'paused') {
-      throw new ChildRunPausedError(
-        this.agent.name,
-        session.sessionId,
-        result.approvals.map((a) => a.toolCallId),
-      );
+      throw new ChildRunPausedError(this.agent.name, session.sessionId, result.approvals, result.inputs ?? []);
     }
     return this.output ? result.output : { output: result.output };
+  }
+
+  /** A streamed child run: its events into the calling run's stream, tagged with the agent and the path; its result. */
+  private async relay(
+    events: AsyncIterableIterator<AgentEvent<unknown>>,
+    forward: (event: object) => void,
+    step: string,
+  ): Promise<RunResult<unknown>> {
+    let result: RunResult<unknown> | undefined;
+    for await (const event of events) {
+      if (event.type === 'run-end') result = event.result;
+      else if (FORWARDED.has(event.type)) forward({ ...event, agent: event.agent ?? this.agent.name, path: [step, ...(event.path ?? [])] });
+    }
+    return result!;
   }
 
   /** The child's task: the `input` text, or the validated arguments of an input class as JSON. */
@@ -118,8 +159,7 @@ export class AgentTool implements ToolSource {
   }
 
   /** The answer of a child run this call already completed (the caller retried after a crash), else undefined. */
-  private async finished(session: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>, task: string): Promise<unknown> {
-    const stored = await this.agent.loadConversation(session);
+  private async finished(stored: StoredConversation, task: string): Promise<unknown> {
     const last = stored.runLog.at(-1);
     if (last?.status !== 'completed' || last.input !== inputHash(task) || stored.pendingRun) return undefined;
     const answer = stored.history.at(-1);
@@ -131,6 +171,17 @@ export class AgentTool implements ToolSource {
   }
 }
 
+function waitingApprovals(run: StoredRun): PendingApproval[] {
+  return run.approvals.filter((a) => !Object.hasOwn(run.decisions, a.toolCallId));
+}
+
+function since(total: ModelUsage, before: ModelUsage): ModelUsage {
+  return {
+    inputTokens: Math.max(0, total.inputTokens - before.inputTokens),
+    outputTokens: Math.max(0, total.outputTokens - before.outputTokens),
+  };
+}
+
 /** `${parent}/${tool}:${key}`; a parent id too long to keep whole (ids are at most 512 UTF-8 bytes) is replaced by its hash. */
 export function childSessionId(parent: string, tool: string, key: string): string {
   const id = `${parent}/${tool}:${key}`;
@@ -139,3 +190,14 @@ export function childSessionId(parent: string, tool: string, key: string): strin
 }
 
 const MAX_ID_BYTES = 512;
+
+// The child's approvals, inputs and end are the calling run's to report (as its own pause, its tool result).
+const FORWARDED = new Set<AgentEvent['type']>([
+  'run-start',
+  'text-delta',
+  'tool-call',
+  'tool-progress',
+  'tool-log',
+  'tool-result',
+  'turn-end',
+]);

@@ -14,8 +14,11 @@ import type { Model, ModelUsage } from './model';
 import { finish, streamEnded, streamFailed, type RunOutcome } from './run-end';
 import { runResult, waitsOnHuman, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
 import { uniqueCallIds } from './call-ids';
+import { findInGraph, HOLDER_KEY, joined, recordTransfer, transferIn, transferTools, withTransfers } from './handoffs';
+import { childResumes, isNested, ownDecisions, type Waiting } from './child-pause';
 import type {
   AgentOptions,
+  HandoffTarget,
   InputDecision,
   PendingApproval,
   PendingInput,
@@ -39,13 +42,17 @@ export class Agent<O = string> {
   readonly name: string;
   readonly registry: ToolRegistry;
   readonly store: SessionStore;
+  readonly description?: string;
   private readonly model: Model;
+  private readonly handoffs?: AgentOptions['handoffs'];
   private readonly parts: AgentParts;
   private readonly output?: FinalOutput;
   private readonly outputBudget: number;
 
   constructor(options: AgentOptions<O>) {
     this.name = options.name;
+    this.description = options.description;
+    this.handoffs = options.handoffs;
     this.model = options.model;
     this.parts = agentParts(options);
     this.output = this.parts.output?.output;
@@ -59,9 +66,47 @@ export class Agent<O = string> {
     return new AgentTool(this, options, this.output);
   }
 
-  /** One user turn: load, loop until the model answers (or a call needs approval), save. */
+  /**
+   * One user turn: load, loop until the model answers (or a call needs approval), save. With
+   * handoffs, the agent holding the session runs it, and a transfer hands the turn to the next one.
+   */
   run(input: string, options: RunOptions): Promise<RunResult<O>> {
-    return this.begin(input, options, undefined) as Promise<RunResult<O>>;
+    if (this.handoffs === undefined) return this.begin(input, options, undefined) as Promise<RunResult<O>>;
+    return this.runHandedOff(input, options) as Promise<RunResult<O>>;
+  }
+
+  /** The agents this one hands off to (`AgentOptions.handoffs`). */
+  handoffTargets(): readonly HandoffTarget[] {
+    const targets = this.handoffs;
+    return typeof targets === 'function' ? targets() : (targets ?? []);
+  }
+
+  /** The agent of this one's handoff graph that holds the session (this one when none is recorded). */
+  private async holder(options: Pick<RunOptions, 'sessionId' | 'tenantId'>): Promise<Agent<unknown>> {
+    if (this.handoffs === undefined) return this;
+    const snapshot = await this.store.loadSession({ sessionId: options.sessionId, tenantId: options.tenantId }, { historyLimit: 0 });
+    const held = snapshot?.state[HOLDER_KEY];
+    return (typeof held === 'string' && held !== this.name && findInGraph<Agent<unknown>>(this, held)) || this;
+  }
+
+  /** A run through handoffs: the session's holder answers; each transfer runs the receiving agent on the same session. */
+  private async runHandedOff(
+    input: string,
+    options: RunOptions,
+    resume?: Readonly<Record<string, ResumeDecision>>,
+  ): Promise<RunResult<unknown>> {
+    let agent = await this.holder(options);
+    let result = resume ? await agent.continue(options, resume, undefined) : await agent.begin(input, options, undefined);
+    for (let hops = 0; result.status === 'completed' && hops < this.parts.maxTurns; hops++) {
+      const to = result.handoffs?.at(-1);
+      const next = to === undefined || to === agent.name ? undefined : findInGraph<Agent<unknown>>(agent, to);
+      if (next === undefined) break;
+      agent = next;
+      // A resumed run that handed off: the receiving agent answers the turn's user message.
+      input ||= lastUserText(await agent.loadConversation(options));
+      result = joined(result, await agent.begin(input, options, undefined, undefined, true));
+    }
+    return result;
   }
 
   /**
@@ -89,6 +134,7 @@ export class Agent<O = string> {
    * once, one wins and the other gets RunClaimedError; the tools run once.
    */
   resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<O>> {
+    if (this.handoffs !== undefined) return this.runHandedOff('', options, decisions) as Promise<RunResult<O>>;
     return this.continue(options, decisions, undefined) as Promise<RunResult<O>>;
   }
 
@@ -115,13 +161,13 @@ export class Agent<O = string> {
   }
 
   /** The calls a session's paused run waits on for the person's input (empty when none). */
-  pendingInputs(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingInput[]> {
-    return this.parts.runs.pendingInputs(options);
+  async pendingInputs(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingInput[]> {
+    return (await this.holder(options)).parts.runs.pendingInputs(options);
   }
 
   /** The calls a session's paused run waits on (empty when nothing is paused). */
-  pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingApproval[]> {
-    return this.parts.runs.pendingApprovals(options);
+  async pendingApprovals(options: Pick<RunOptions, 'sessionId' | 'tenantId' | 'userId'>): Promise<PendingApproval[]> {
+    return (await this.holder(options)).parts.runs.pendingApprovals(options);
   }
 
   /**
@@ -156,9 +202,10 @@ export class Agent<O = string> {
     options: RunOptions,
     events: RunEvents | undefined,
     cancel?: Cancellation,
+    handedOff = false,
   ): Promise<RunResult<unknown>> {
     try {
-      const state = await this.parts.runs.openRun(options, input, cancel ?? options.signal);
+      const state = await this.parts.runs.openRun(options, input, cancel ?? options.signal, handedOff);
       state.events = events;
       return streamEnded(state, await this.traced(state, undefined));
     } catch (error) {
@@ -175,8 +222,9 @@ export class Agent<O = string> {
   ): Promise<RunResult<unknown>> {
     try {
       const { runs, tools } = this.parts;
+      // A child run's call is checked by the child agent, which knows its tool, when the child resumes.
       const { state, next } = await runs.openResume(options, decisions, cancel ?? options.signal, (approval, edited) =>
-        tools.checkEdit(approval, edited),
+        isNested(approval) ? Promise.resolve() : tools.checkEdit(approval, edited),
       );
       state.events = events;
       return streamEnded(state, await this.traced(state, next));
@@ -215,26 +263,28 @@ export class Agent<O = string> {
     return finish(end, state, outcome);
   }
 
-  /** The paused response's calls, every one decided: run as the model asked them; the run paused again if one asks for input. */
+  /** The paused response's calls, every one decided: run as the model asked them; the run paused again if one waits on a human. */
   private async runDecided(state: RunState, pending: StoredRun): Promise<StoredRun | undefined> {
     state.context.addMessage(pending.assistant);
     if (state.events) emitToolCalls(state.events, state.runId, state.turns, pending.assistant.toolCalls);
     const selection = await this.parts.catalog.select(state.context, state.input, state.tags);
-    const inputs = await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
-    if (inputs.length) return this.pauseForInput(state, pending.assistant, inputs, pending.decisions);
+    state.childResumes = childResumes(state.stored ?? pending, state.approver);
+    const waiting = await this.step(state, pending.assistant, selection, NO_USAGE, pending.decisions);
+    // Decisions for child runs were handed down (each child keeps them): a new pause keeps only the run's own.
+    if (waiting) return this.pauseForInput(state, pending.assistant, waiting, ownDecisions(pending));
     state.settled = undefined;
     return undefined;
   }
 
-  /** A response whose calls wait on the person's input: stored with the paused run, not in the history (yet). */
+  /** A response whose calls wait on a human (an input, a child run's call): stored with the paused run, not in the history (yet). */
   private pauseForInput(
     state: RunState,
     assistant: StoredRun['assistant'],
-    inputs: PendingInput[],
+    waiting: Waiting,
     decisions?: Record<string, StoredDecision>,
   ): StoredRun {
     state.context.retractMessage(assistant);
-    return this.parts.runs.pause(state, assistant, [], { inputs, decisions });
+    return this.parts.runs.pause(state, assistant, waiting.approvals, { inputs: waiting.inputs, decisions });
   }
 
   /** The loop: ask the model, run its calls, until it answers or a call needs approval. */
@@ -248,7 +298,9 @@ export class Agent<O = string> {
       if (state.signal?.aborted) throw new RunAbortedError(state.key.sessionId, context.getConversationHistory(), state.signal.reason);
       if (state.turns >= maxTurns) throw new MaxTurnsExceededError(maxTurns, state.key.sessionId, context.getConversationHistory());
       const selected = catalog.select(state.context, state.input, state.tags);
-      const selection = selected instanceof Promise ? await selected : selected;
+      const targets = this.handoffs === undefined ? NO_TARGETS : this.handoffTargets();
+      const offered = selected instanceof Promise ? await selected : selected;
+      const selection = targets.length ? withTransfers(offered, transferTools(targets)) : offered;
       const response = await model.ask(state, selection);
       state.turns++;
       if (response.usage) {
@@ -266,6 +318,12 @@ export class Agent<O = string> {
       if (tools.repairs) calls = await tools.repairCalls(state, calls, selection);
       const assistant = { role: 'assistant' as const, content: response.content, toolCalls: calls };
       if (state.events) emitToolCalls(state.events, state.runId, state.turns, calls);
+      const transfer = targets.length ? transferIn(calls, targets) : undefined;
+      if (transfer) {
+        recordTransfer(state, assistant, transfer.call, transfer.target.name);
+        state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage: response.usage ?? NO_USAGE });
+        return undefined;
+      }
       if (tools.approvals) {
         const approvals = await tools.approvalsNeeded(state, calls, selection);
         if (approvals.length > 0) {
@@ -274,8 +332,8 @@ export class Agent<O = string> {
         }
       }
       context.addMessage(assistant);
-      const inputs = await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
-      if (inputs.length) return this.pauseForInput(state, assistant, inputs);
+      const waiting = await this.step(state, assistant, selection, response.usage ?? NO_USAGE, undefined);
+      if (waiting) return this.pauseForInput(state, assistant, waiting);
       if (state.stopped) return undefined;
     }
   }
@@ -295,19 +353,19 @@ export class Agent<O = string> {
     return false;
   }
 
-  /** Runs one response's calls, then asks `stopWhen` whether the run ends here; returns the inputs its calls wait on. */
+  /** Runs one response's calls, then asks `stopWhen` whether the run ends here; returns what its calls wait on, if anything. */
   private async step(
     state: RunState,
     assistant: StoredRun['assistant'],
     selection: CatalogSelection,
     usage: ModelUsage,
     decisions?: Record<string, StoredDecision>,
-  ): Promise<PendingInput[]> {
+  ): Promise<Waiting | undefined> {
     const before = state.records.length;
-    const inputs = await this.parts.tools.runCalls(state, assistant.toolCalls, selection, decisions);
+    const waiting = await this.parts.tools.runCalls(state, assistant.toolCalls, selection, decisions);
     state.events?.emit({ type: 'turn-end', runId: state.runId, turn: state.turns, usage });
     const stopWhen = this.parts.stopWhen;
-    if (inputs.length || !stopWhen) return inputs;
+    if (waiting || !stopWhen) return waiting;
     const step: StepResult = {
       turn: state.turns,
       text: assistant.content,
@@ -317,10 +375,15 @@ export class Agent<O = string> {
       context: state.context,
     };
     if (await stopWhen(step)) state.stopped = true;
-    return inputs;
+    return undefined;
   }
 }
 
 // The final answer's failures, counted beside the tools' (a tool cannot be named with a space and parentheses).
 const OUTPUT_KEY = '(final output)';
+const NO_TARGETS: readonly HandoffTarget[] = [];
+const lastUserText = (stored: StoredConversation): string => {
+  const user = [...stored.history].reverse().find((m) => m.role === 'user');
+  return typeof user?.content === 'string' ? user.content : '';
+};
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });

@@ -1,5 +1,6 @@
 import { errorText, ModelError, ToolwrightError, type ErrorCode, type FieldError } from '../errors/errors';
 import type { Message } from '../session/message';
+import type { PendingApproval, PendingInput } from './types';
 
 /**
  * A run failed. Carries the conversation as it stood (tool results included) and the session, so
@@ -190,20 +191,28 @@ export class StepClaimedError extends RunClaimedError {
 }
 
 /**
- * An agent called as a tool (`agent.asTool`) paused: a call of its run needs approval. Approvals
- * are not yet carried up to the top run, so the call fails; the child's session (`childSessionId`)
- * keeps its paused run, listed by the child agent's `pendingApprovals`.
+ * An agent called as a tool (`agent.asTool`) paused: a call of its run waits for approval or for
+ * the person's input. In an agent run this never reaches the caller: the calling run pauses with the
+ * child's calls listed under its own session (`pendingApprovals`, with their `path`) and resumes the
+ * child when they are decided. A surface that cannot pause (a direct `registry.call`, MCP, the CLI)
+ * gets this error; the child's session (`childSessionId`) keeps its paused run, listed by the child
+ * agent's `pendingApprovals` / `pendingInputs`: nothing is approved or lost.
  */
 export class ChildRunPausedError extends ToolwrightError {
+  readonly pendingToolCallIds: readonly string[];
+
   constructor(
     readonly agentName: string,
     readonly childSessionId: string,
-    readonly pendingToolCallIds: readonly string[],
+    readonly approvals: readonly PendingApproval[],
+    readonly inputs: readonly PendingInput[] = [],
   ) {
+    const ids = [...approvals.map((a) => a.toolCallId), ...inputs.map((i) => i.toolCallId)];
     super(
       'CHILD_RUN_PAUSED',
-      `Agent "${agentName}", called as a tool, paused for approval of ${pendingToolCallIds.join(', ')} (session "${childSessionId}"). ` +
-        'Approvals inside an agent tool do not reach the calling run yet: give the child tool no approval policy, or decide it on the child session.',
+      `Agent "${agentName}", called as a tool, paused: ${ids.join(', ')} wait(s) for a human (session "${childSessionId}"). ` +
+        'Called from an agent run, this pauses the calling run; called directly, decide it on the child session with the child agent.',
     );
+    this.pendingToolCallIds = ids;
   }
 }

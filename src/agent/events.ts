@@ -11,7 +11,7 @@ import type { PendingApproval, PendingInput, RunResult, ToolCallRecord } from '.
  * that waits for the person's input (`context.elicit`); last `run-end` with the same `RunResult`
  * `run()` returns. Events are plain data (JSON-serializable), so they can cross a wire unchanged.
  */
-export type AgentEvent<O = string> =
+export type AgentEvent<O = string> = (
   | { type: 'run-start'; runId: string; sessionId: string; resumed: boolean }
   | { type: 'text-delta'; runId: string; turn: number; delta: string }
   /**
@@ -30,7 +30,19 @@ export type AgentEvent<O = string> =
   /** A call paused on the person's input: show `input.request`, answer with `agent.answer` / `resume`. */
   | { type: 'input-required'; runId: string; input: PendingInput }
   | { type: 'turn-end'; runId: string; turn: number; usage: ModelUsage }
-  | { type: 'run-end'; runId: string; result: RunResult<O> };
+  | { type: 'run-end'; runId: string; result: RunResult<O> }
+) &
+  NestedRun;
+
+/**
+ * Set on the events of an agent tool's child run, forwarded into the calling run's stream: the
+ * child agent's name and the calls that lead to it (`tool#callId` from the top run down). The
+ * child's approvals, inputs and end are not forwarded: the calling run reports them as its own.
+ */
+export interface NestedRun {
+  agent?: string;
+  path?: string[];
+}
 
 export type AgentEventType = AgentEvent['type'];
 

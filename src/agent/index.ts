@@ -7,7 +7,7 @@ export { Agent } from './agent';
 export { ToolCatalog } from './catalog';
 export { AgentTool, type AgentToolOptions, type ChildAgent } from './agent-tool';
 export type { CatalogOptions, CatalogSelection } from './catalog';
-export type { AgentEvent, AgentEventType } from './events';
+export type { AgentEvent, AgentEventType, NestedRun } from './events';
 export type { LogLevel, ToolLog } from '../session/tool-log';
 export type { StoredConversation, StoredRun, RunLogEntry, StoredDecision } from './run-state';
 export type {
@@ -33,4 +33,5 @@ export type {
   StepResult,
   RepairEvent,
   RepairedCall,
+  HandoffTarget,
 } from './types';

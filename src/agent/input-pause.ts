@@ -1,6 +1,7 @@
 import { InputUnavailableError } from '../errors/input-errors';
 import type { InputAnswer, InputRequest, InputSink } from '../session/elicitation';
 import type { ToolCall } from '../session/message';
+import type { Waiting } from './child-pause';
 import { ApprovalDecisionError } from './errors';
 import { setOwn, type RunState, type SettledCall } from './run-state';
 import type { PendingInput, ResumeDecision } from './types';
@@ -50,17 +51,21 @@ export function pausedInput(error: unknown, asked: Asked, call: ToolCall, args: 
 }
 
 /**
- * The inputs a response's calls wait on, if any; then its finished calls are kept with the paused
- * run (`state.settled`), so that when it resumes they are not run again.
+ * What a response's calls wait on, if anything: inputs asked, calls of paused child runs (see
+ * child-pause.ts); then its finished calls are kept with the paused run (`state.settled`), so that
+ * when it resumes they are not run again.
  */
-export function pausedOn(state: RunState, outcomes: readonly Outcome[]): PendingInput[] | undefined {
-  if (!outcomes.some((o) => o.input)) return undefined;
+export function pausedOn(state: RunState, outcomes: readonly Outcome[]): Waiting | undefined {
+  if (!outcomes.some((o) => o.input || o.nested)) return undefined;
   const settled: Record<string, SettledCall> = {};
   for (const o of outcomes)
-    if (!o.input && !o.error && o.result !== undefined)
+    if (!o.input && !o.nested && !o.error && o.result !== undefined)
       setOwn(settled, o.call.id, { status: o.status, result: o.result, ...(o.parts && { parts: o.parts }) });
   state.settled = settled;
-  return outcomes.flatMap((o) => (o.input ? [o.input] : []));
+  return {
+    inputs: outcomes.flatMap((o) => [...(o.input ? [o.input] : []), ...(o.nested?.inputs ?? [])]),
+    approvals: outcomes.flatMap((o) => o.nested?.approvals ?? []),
+  };
 }
 
 /** What `pausedOn` reads of a call's outcome (tool-runner.ts). */
@@ -68,6 +73,7 @@ interface Outcome extends Partial<Pick<SettledCall, 'result' | 'parts'>> {
   call: ToolCall;
   status: SettledCall['status'];
   input?: PendingInput;
+  nested?: Waiting;
   error?: unknown;
 }
 

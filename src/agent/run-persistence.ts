@@ -58,11 +58,12 @@ export class RunPersistence {
   ) {}
 
   /** A new run: the session loaded and the user's input added; RunPausedError while the session has a paused run. */
-  async openRun(options: RunOptions, input: string, signal: CancelSource | undefined): Promise<RunState> {
+  async openRun(options: RunOptions, input: string, signal: CancelSource | undefined, handedOff = false): Promise<RunState> {
     const { state, pending } = await this.open(options, input, signal);
     if (pending) throw new RunPausedError(options.sessionId, waitingIds(pending));
     state.context.setUserInput(input);
-    state.context.addMessage({ role: 'user', content: input });
+    // A run that takes over a handed-off conversation answers the input already in the history.
+    if (!handedOff) state.context.addMessage({ role: 'user', content: input });
     return state;
   }
 

@@ -8,8 +8,18 @@ import { ApprovalDecisionError } from './errors';
 import type { RunEvents } from './event-stream';
 import type { ModelUsage } from './model';
 import type { ContentPart } from '../content/tool-content';
+import type { ChildResume } from '../session/agent-context';
 import type { InputAnswer } from '../session/elicitation';
-import type { ApprovalDecision, Approver, PendingApproval, PendingInput, ResumeOptions, RunResult, ToolCallRecord } from './types';
+import type {
+  ApprovalDecision,
+  ApprovalRecord,
+  Approver,
+  PendingApproval,
+  PendingInput,
+  ResumeOptions,
+  RunResult,
+  ToolCallRecord,
+} from './types';
 
 /** A call of a response paused on another call's input that had finished: its result, as the model will see it. */
 export interface SettledCall {
@@ -90,7 +100,11 @@ export interface RunState {
   answers?: Record<string, InputAnswer[]>;
   /** The response's calls that finished before it paused on an input (see StoredRun.settled). */
   settled?: Record<string, SettledCall>;
+  /** On a resume: the decisions for paused child runs, by the id of the agent tool call that runs them again (child-pause.ts). */
+  childResumes?: Record<string, ChildResume>;
   stopped?: boolean;
+  /** The agent a transfer call handed the conversation to: the run ends there (see handoffs.ts). */
+  handoff?: string;
   /** The structured final answer, when the agent declares `output`. */
   structured?: object;
   /** The memory's load, started by the first call to a tool that reads memory. */
@@ -168,6 +182,7 @@ export function runResult(state: RunState, paused: StoredRun | undefined): RunRe
     approvals: paused ? paused.approvals.filter((a) => !Object.hasOwn(paused.decisions, a.toolCallId)) : NO_APPROVALS,
     inputs: paused ? unansweredInputs(paused) : NO_INPUTS,
     ...(state.stopped ? { stoppedBy: 'stopWhen' as const } : {}),
+    ...(state.handoff !== undefined && !paused ? { handoffs: [state.handoff] } : {}),
   };
 }
 
@@ -209,4 +224,16 @@ export function logged(state: RunState, status: RunLogEntry['status']): RunLogEn
 export function readRunLog(snapshot: SessionSnapshot): readonly RunLogEntry[] {
   const log = snapshot.state[RUN_LOG_KEY];
   return Array.isArray(log) ? (log as RunLogEntry[]) : [];
+}
+
+/** A decision as the call's record and the hooks' events show it. */
+export function approvalRecord(decision: StoredDecision): ApprovalRecord {
+  const record: ApprovalRecord = {
+    approved: decision.approve,
+    edited: decision.approve && decision.arguments !== undefined,
+    decidedAt: decision.decidedAt ?? 0,
+  };
+  if (decision.approver) record.approver = decision.approver;
+  if (!decision.approve) record.reason = decision.reason;
+  return record;
 }

@@ -13,8 +13,10 @@ import type { HookSet } from './hooks';
 import type { Model } from './model';
 import { usageSinks } from './sampling';
 import { fromJournal, type StepJournal } from './step-journal';
+import { childPaused, nestedWaits, type Waiting } from './child-pause';
+import type { AgentEvent } from './events';
 import { pausedInput, pausedOn, pausingSink, type Asked, type PendingInput } from './input-pause';
-import { NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
+import { approvalRecord, NO_APPROVALS, ownValue, setOwn, type RunState, type StoredDecision } from './run-state';
 import type { AgentOptions, ApprovalRecord, ErrorBoundary, ErrorPolicy, PendingApproval, RepairedCall, ToolCallRecord } from './types';
 
 interface CallOutcome {
@@ -29,6 +31,7 @@ interface CallOutcome {
   /** A ToolContent result's parts (none when an after-hook replaced the result). */
   parts?: readonly ContentPart[];
   input?: PendingInput; // waits for the person's input (`context.elicit`): the response pauses, no call settles
+  nested?: Waiting; // an agent tool whose child run paused: the response pauses on the child's calls
 }
 
 interface ToolPlan {
@@ -96,7 +99,7 @@ export class ToolRunner {
     calls: readonly ToolCall[],
     selection: CatalogSelection,
     decisions?: Record<string, StoredDecision>,
-  ): Promise<PendingInput[]> {
+  ): Promise<Waiting | undefined> {
     this.sync();
     const outcomes: CallOutcome[] = new Array(calls.length);
     const exec = async (i: number) => {
@@ -117,8 +120,8 @@ export class ToolRunner {
       }
     }
 
-    const inputs = pausedOn(state, outcomes); // the response waits on the person: nothing settles
-    if (inputs) return inputs;
+    const waiting = pausedOn(state, outcomes); // the response waits on the person: nothing settles
+    if (waiting) return waiting;
     // Every call gets its result in the history first; only then do observers hear of errors.
     let failure: (() => AgentRunError) | undefined;
     for (const outcome of outcomes) {
@@ -137,7 +140,7 @@ export class ToolRunner {
       }
     }
     if (failure) throw failure();
-    return [];
+    return undefined;
   }
 
   private sync(): void {
@@ -267,6 +270,8 @@ export class ToolRunner {
         onLog: state.events && logTo(state.events, state.runId, call),
         ...usageSinks(this.options.sampler, state.usage),
         onElicit: pausingSink(ownValue(state.answers, call.id), asked),
+        childResume: ownValue(state.childResumes, call.id),
+        onChildEvent: state.events && ((event) => state.events!.emit(event as AgentEvent<unknown>)),
       };
       const steps = this.options.steps;
       let result = steps
@@ -284,6 +289,8 @@ export class ToolRunner {
       if (fromJournal(error)) throw error;
       const input = pausedInput(error, asked, call, args); // the tool's request waits for the person: the run pauses
       if (input) return { ...outcome('ok', undefined), input };
+      const child = childPaused(error); // an agent tool's child run waits on a human: so does this run
+      if (child) return { ...outcome('ok', undefined), nested: nestedWaits(call, child) };
       // A hook that throws is an unexpected failure like a tool that throws.
       return outcome('error', undefined, error instanceof ToolwrightError ? error : new ToolExecutionError(call.name, error));
     }
@@ -386,15 +393,4 @@ async function pool(from: number, to: number, limit: number, fn: (i: number) => 
   const workers: Promise<void>[] = [];
   for (let w = 0; w < Math.min(limit, to - from); w++) workers.push(worker());
   await Promise.all(workers);
-}
-
-function approvalRecord(decision: StoredDecision): ApprovalRecord {
-  const record: ApprovalRecord = {
-    approved: decision.approve,
-    edited: decision.approve && decision.arguments !== undefined,
-    decidedAt: decision.decidedAt ?? 0,
-  };
-  if (decision.approver) record.approver = decision.approver;
-  if (!decision.approve) record.reason = decision.reason;
-  return record;
 }

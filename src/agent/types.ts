@@ -20,6 +20,15 @@ export type ErrorPolicy = ErrorBoundary | ((error: ToolwrightError, call: ToolCa
 
 export interface AgentOptions<O = string> {
   name: string;
+  /** What the agent does, in a sentence: the description of the `transfer_to_<name>` tool other agents hand off with. */
+  description?: string;
+  /**
+   * Agents this one may hand the conversation to: its model gets a `transfer_to_<name>` tool per
+   * agent; calling it moves the conversation (same session, same history) to that agent, whose
+   * instructions and tools take over, and the session records the holder, so the next `run` on the
+   * session starts with it. A function, for agents that hand back to each other (`() => [desk]`).
+   */
+  handoffs?: readonly HandoffTarget[] | (() => readonly HandoffTarget[]);
   /** The system prompt; a function is called once per run with the loaded session and memory. */
   instructions?: string | ((context: AgentContext, memory: AgentMemory) => string);
   model: Model;
@@ -99,6 +108,14 @@ export interface AgentOptions<O = string> {
    * Default: none, and `context.sample` fails with INPUT_UNAVAILABLE.
    */
   sampling?: boolean | Model;
+}
+
+/** An agent a handoff goes to (an `Agent`). */
+export interface HandoffTarget {
+  readonly name: string;
+  readonly description?: string;
+  /** The agents it hands off to in turn (a holder reached through several handoffs is found through them). */
+  handoffTargets(): readonly HandoffTarget[];
 }
 
 /** One model step, after its tool calls ran: what `stopWhen` looks at. */
@@ -185,6 +202,11 @@ export interface PendingApproval {
   arguments: string;
   /** The validated arguments, as plain JSON. */
   args: unknown;
+  /**
+   * For a call inside an agent tool's child run: the calls that lead to it, `tool#callId` from the
+   * top run down (`['billing#p1', 'refund#r1']`); `toolCallId` is then `p1/r1`, decided on the top session.
+   */
+  path?: string[];
 }
 
 /**
@@ -198,6 +220,8 @@ export interface PendingInput {
   arguments: string;
   /** What to show the person: a form (`message`, `requestedSchema`) or a URL to open (`message`, `url`). */
   request: InputRequest;
+  /** For a call inside an agent tool's child run: as `PendingApproval.path`. */
+  path?: string[];
 }
 
 /**
@@ -236,6 +260,8 @@ export interface RunResult<O = string> {
   inputs?: PendingInput[];
   /** Set when `stopWhen` ended the run. */
   stoppedBy?: 'stopWhen';
+  /** The agents the conversation was handed to during this run, in order (see `AgentOptions.handoffs`); the last one answered. */
+  handoffs?: string[];
 }
 
 export interface ToolCallEvent {

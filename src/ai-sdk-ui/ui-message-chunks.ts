@@ -33,6 +33,8 @@ export class UIMessageChunker {
 
   /** The chunks of one event, after `start` if it is the first. */
   *event(event: AgentEvent<unknown>): Generator<UIMessageChunk> {
+    // A sub-agent's events (tagged with its path): the chat shows the agent tool's call and result, not its inner run.
+    if (event.path !== undefined) return;
     yield* this.begin(event);
     switch (event.type) {
       case 'run-start':
@@ -109,6 +111,7 @@ export class UIMessageChunker {
   }
 
   private *approvalRequired(approval: PendingApproval): Generator<UIMessageChunk> {
+    yield* this.waitingParent(approval);
     yield* this.settle(approval.toolCallId, approval.name, approval.arguments);
     yield { type: 'tool-approval-request', approvalId: approvalIdOf(approval.toolCallId), toolCallId: approval.toolCallId };
   }
@@ -119,12 +122,28 @@ export class UIMessageChunker {
    */
   private *inputRequired(input: PendingInput): Generator<UIMessageChunk> {
     if (this.announced.has(input.toolCallId)) this.announced.delete(input.toolCallId);
+    yield* this.waitingParent(input);
     yield* this.settle(input.toolCallId, input.name, input.arguments);
     yield {
       type: 'data-tool-input',
       id: input.toolCallId,
       data: { toolCallId: input.toolCallId, name: input.name, request: input.request },
     };
+  }
+
+  /**
+   * A call inside an agent tool's child run (listed with a `path`, id `parentCallId/…`) gets a part
+   * of its own; the agent tool's call, open since it started, gets an output saying it waits, so the
+   * client sees the step as complete once the person answered (`sendAutomaticallyWhen`). The resumed
+   * run sends the call's real output over it.
+   */
+  private *waitingParent(entry: PendingApproval | PendingInput): Generator<UIMessageChunk> {
+    const step = entry.path && entry.path.length > 1 ? entry.path[0] : undefined;
+    const parent = step?.slice(step.indexOf('#') + 1);
+    if (parent === undefined || !this.open.has(parent) || !entry.toolCallId.startsWith(`${parent}/`)) return;
+    yield* this.closeText();
+    this.open.delete(parent);
+    yield { type: 'tool-output-available', toolCallId: parent, output: { status: 'waiting', for: 'a sub-agent call' } };
   }
 
   /** Before a call's result or approval request: its part, unless the client shows it already. */

@@ -19,6 +19,8 @@ export function callInfo(
   if (options?.onSample) info.onSample = options.onSample;
   if (options?.onRoots) info.onRoots = options.onRoots;
   if (options?.onUsage) info.onUsage = options.onUsage;
+  if (options?.childResume) info.childResume = options.childResume;
+  if (options?.onChildEvent) info.onChildEvent = options.onChildEvent;
   return info;
 }
 
@@ -32,6 +34,8 @@ class CallInfo implements ToolCallInfo {
   onSample?: ToolCallInfo['onSample'] = undefined;
   onRoots?: ToolCallInfo['onRoots'] = undefined;
   onUsage?: ToolCallInfo['onUsage'] = undefined;
+  childResume?: ToolCallInfo['childResume'] = undefined;
+  onChildEvent?: ToolCallInfo['onChildEvent'] = undefined;
 
   constructor(
     readonly id: string,

@@ -38,6 +38,10 @@ export interface CallOptions {
   onRoots?: RootsSink;
   /** Where a tool that runs model calls of its own (an agent tool) adds their tokens: the calling run's usage. */
   onUsage?: ToolCallInfo['onUsage'];
+  /** @internal An agent run resuming an agent tool's paused child run (see ToolCallInfo.childResume). */
+  childResume?: ToolCallInfo['childResume'];
+  /** @internal Where an agent tool's child run sends its stream events. */
+  onChildEvent?: ToolCallInfo['onChildEvent'];
   /** @internal The agent run's cancellation, used instead of `signal`: it creates an AbortSignal only when the tool reads one. */
   [RUN_CANCELLATION]?: Cancellation;
 }

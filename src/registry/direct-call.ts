@@ -32,7 +32,9 @@ export function isDirectCall(entry: ToolEntry, options: CallOptions | undefined)
         options.onElicit === undefined &&
         options.onSample === undefined &&
         options.onRoots === undefined &&
-        options.onUsage === undefined))
+        options.onUsage === undefined &&
+        options.childResume === undefined &&
+        options.onChildEvent === undefined))
   );
 }
 

@@ -47,6 +47,19 @@ export interface ToolCallInfo {
   onRoots?: RootsSink;
   /** Where a tool that calls models itself (an agent tool) adds their tokens: the calling run's usage, when an agent runs the call. */
   onUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
+  /**
+   * @internal An agent run resuming this call (an agent tool) after its child run paused: the
+   * decisions and answers for the child's calls, by the child's call ids, and who decided.
+   */
+  childResume?: ChildResume;
+  /** @internal Where an agent tool's child run sends its stream events: the calling run's stream. */
+  onChildEvent?: (event: object) => void;
+}
+
+/** @internal What a resumed agent run hands an agent tool whose child run paused (see ToolCallInfo.childResume). */
+export interface ChildResume {
+  decisions: Readonly<Record<string, object>>;
+  approver?: { id: string; [key: string]: unknown };
 }
 
 /** How far a running tool got: `progress` grows; `total` when known; a short human `message`. */

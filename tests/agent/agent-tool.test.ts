@@ -10,13 +10,13 @@ import { IsIn, IsInt, IsString, Min, MinLength } from 'class-validator';
 import {
   Agent,
   AgentContext,
-  ChildRunPausedError,
   Param,
   ScriptedModel,
   SqliteStore,
   Tool,
   ToolCallFailedError,
   ToolRegistry,
+  type AgentEvent,
   type ToolInterface,
 } from 'toolwright';
 import { childSessionId } from '../../src/agent/agent-tool';
@@ -160,25 +160,67 @@ describe('agent.asTool', () => {
     expect((error as { code?: string }).code).toMatch(/RUN_ABORTED|ABORTED/);
   });
 
-  it('a child call that needs approval fails the parent call with ChildRunPausedError; the child keeps its paused run', async () => {
+  it('a child call that needs approval pauses the calling run, listed with its path (see child-approvals.test.ts)', async () => {
     const { agent: child } = billing(
       [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { order_id: 'A-1', amount_cents: 4200 } }] }],
       [RefundTool],
     );
     const { agent: parent } = await desk(child, [{ toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] }]);
 
-    const error = await parent.run('Refund A-1', { sessionId: 'chat-4', userId: 'alice' }).catch((e: unknown) => e);
+    const result = await parent.run('Refund A-1', { sessionId: 'chat-4', userId: 'alice' });
 
-    expect(error).toBeInstanceOf(ToolCallFailedError);
-    let cause: unknown = error;
-    while (cause instanceof Error && !(cause instanceof ChildRunPausedError)) cause = cause.cause;
-    expect(cause).toBeInstanceOf(ChildRunPausedError);
-    const paused = cause as ChildRunPausedError;
-    expect(paused.code).toBe('CHILD_RUN_PAUSED');
-    expect(paused.pendingToolCallIds).toEqual(['r1']);
-    expect(paused.message).toContain('billing');
-    const pending = await child.pendingApprovals({ sessionId: paused.childSessionId, userId: 'alice' });
-    expect(pending.map((p) => p.name)).toEqual(['refund']);
+    expect(result.status).toBe('paused');
+    expect(result.approvals.map((a) => [a.toolCallId, a.path])).toEqual([['p1/r1', ['billing#p1', 'refund#r1']]]);
+    expect(await parent.pendingApprovals({ sessionId: 'chat-4', userId: 'alice' })).toEqual(result.approvals);
+  });
+
+  it('a streamed parent carries the child run’s events, tagged with the agent and the path; the child’s end is the parent’s tool result', async () => {
+    const { agent: child } = billing([
+      { toolCalls: [ledgerCall] },
+      { text: '{"order_id":"A-1","refund_cents":4200,"outcome":"refunded"}' },
+    ]);
+    const { agent: parent } = await desk(child, [
+      { toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] },
+      { text: 'Refunded.' },
+    ]);
+
+    const events: AgentEvent[] = [];
+    for await (const event of parent.stream('Refund A-1', { sessionId: 'chat-s', userId: 'alice' })) events.push(event);
+
+    const nested = events.filter((e) => e.path !== undefined);
+    expect(nested.every((e) => e.agent === 'billing' && e.path!.length === 1 && e.path![0] === 'billing#p1')).toBe(true);
+    const kinds = (list: AgentEvent[]) => list.map((e) => e.type).filter((t, i, all) => t !== all[i - 1]);
+    expect(kinds(nested)).toEqual(['run-start', 'tool-call', 'tool-result', 'turn-end', 'text-delta', 'turn-end']);
+    expect(nested.find((e) => e.type === 'tool-call')).toMatchObject({ toolCallId: 'c1', name: 'ledger' });
+    expect(nested.find((e) => e.type === 'tool-result')).toMatchObject({ record: { name: 'ledger', status: 'ok' } });
+    expect(nested.some((e) => e.type === 'run-end')).toBe(false);
+    const own = events.filter((e) => e.path === undefined);
+    expect(kinds(own)).toEqual(['run-start', 'tool-call', 'tool-result', 'turn-end', 'text-delta', 'turn-end', 'run-end']);
+    // The parent's tool-result comes after the child's events; the run ends once.
+    expect(events.indexOf(own[2])).toBeGreaterThan(events.indexOf(nested.at(-1)!));
+    expect(events.filter((e) => e.type === 'run-end')).toHaveLength(1);
+  });
+
+  it('leaving a streamed parent early cancels the streamed child run and its running tool', async () => {
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const { agent: child } = billing(
+      [{ toolCalls: [{ id: 'c1', name: 'slow', arguments: { order_id: 'A-1', amount_cents: 1 } }] }],
+      [SlowTool],
+    );
+    const { agent: parent } = await desk(child, [{ toolCalls: [{ id: 'p1', name: 'billing', arguments: { input: 'Refund A-1' } }] }]);
+
+    const seen: AgentEvent[] = [];
+    const stream = parent.stream('Refund A-1', { sessionId: 'chat-sc', userId: 'alice' });
+    for await (const event of stream) {
+      seen.push(event);
+      if (event.type === 'tool-call' && event.path !== undefined) {
+        await running;
+        break; // the reader leaves while the child's tool runs
+      }
+    }
+
+    expect(childSignal?.aborted).toBe(true);
+    expect(seen.find((e) => e.path !== undefined)).toMatchObject({ agent: 'billing', path: ['billing#p1'] });
   });
 
   it('bad arguments for the agent tool are the registry’s usual validation errors; the child never runs', async () => {

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { Agent } from '../../src/agent/agent';
 import { ScriptedModel } from '../../src/agent/models/scripted.model';
 import type { Message } from '../../src/session/message';
-import { MarkTool, openStore, type AgentWorkerArgs } from '../support/agent-worker';
+import { MarkTool, openStore, treeAgent, type AgentWorkerArgs } from '../support/agent-worker';
 import { useServers } from '../support/use-servers';
 import { runWorkers } from '../support/workers';
 
@@ -90,6 +90,37 @@ describe.each([
         expect(saved.pendingRun).toBeNull();
         expect(toolResults(saved.history)).toHaveLength(1);
         expect(saved.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
+  it('runs a call inside a sub-agent once when two processes approve it on the top session at the same moment', async () => {
+    const sessions = Array.from({ length: SESSIONS }, () => `tree-${randomUUID()}`);
+    const store = openStore(kind, target());
+    try {
+      for (const sessionId of sessions) {
+        const parent = new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'delegate', arguments: { input: 'mark it' } }] }]);
+        const child = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'mark', arguments: { what: 'approved' } }] }]);
+        const paused = await (await treeAgent(store, parent, child)).run('mark it', { sessionId, userId: 'owner' });
+        expect(paused.approvals.map((a) => [a.toolCallId, a.path])).toEqual([['p1/c1', ['delegate#p1', 'mark#c1']]]);
+      }
+      const reports = await runAgentWorkers(
+        ['A', 'B'].map((worker) => ({ kind, target: target(), sessions, mode: 'approve-tree' as const, userId: 'owner', worker })),
+      );
+      for (const sessionId of sessions) {
+        const outcomes = reports.map((r) => r.outcomes.get(sessionId)!);
+        expect([outcomes, reports.map((r) => r.log)]).toEqual([expect.arrayContaining(['completed']), expect.anything()]);
+        expect(outcomes.filter((o) => o === 'completed')).toHaveLength(1);
+        expect(outcomes.filter((o) => o !== 'completed')[0]).toMatch(/^(RUN_CLAIMED|APPROVAL_ALREADY_DECIDED)$/);
+        // The mark ran once, in the child's session under the top one.
+        const ran = reports.flatMap((r) => r.ran).filter((s) => s.startsWith(`${sessionId}/delegate:`));
+        expect(ran).toHaveLength(1);
+        const saved = (await store.loadSession({ sessionId }))!;
+        expect(saved.pendingRun).toBeNull();
+        expect(saved.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+        expect((await store.loadSession({ sessionId: ran[0] }))!.pendingRun).toBeNull();
       }
     } finally {
       await store.close();

@@ -10,6 +10,7 @@ import { IsString } from 'class-validator';
 import { Agent } from '../../src/agent/agent';
 import { ScriptedModel } from '../../src/agent/models/scripted.model';
 import { ToolwrightError } from '../../src/errors/errors';
+import { ToolRegistry } from '../../src/registry/tool-registry';
 import { Param } from '../../src/decorators/param.decorator';
 import { Tool } from '../../src/decorators/tool.decorator';
 import { PostgresStore } from '../../src/stores/postgres.store';
@@ -22,7 +23,8 @@ export interface AgentWorkerArgs {
   kind: 'redis' | 'postgres' | 'sqlite';
   target: string;
   sessions: string[];
-  mode: 'open' | 'approve';
+  /** `approve-tree`: the paused call `p1/c1` is inside the child run of the agent tool `delegate` (see `treeAgent`). */
+  mode: 'open' | 'approve' | 'approve-tree';
   userId: string;
   worker: string;
 }
@@ -57,6 +59,13 @@ export function script(mode: AgentWorkerArgs['mode'], what: string): ScriptedMod
   );
 }
 
+/** A desk agent `mp` whose agent tool `delegate` runs the agent `mp-child` (with `mark`); both answer `done` from `script`. */
+export async function treeAgent(store: SessionStore, parent: ScriptedModel, child: ScriptedModel): Promise<Agent> {
+  const inner = new Agent({ name: 'mp-child', model: child, tools: [MarkTool], store });
+  const registry = await ToolRegistry.buildAsync({ tools: [], mcp: [inner.asTool({ name: 'delegate', description: 'Delegates' })] });
+  return new Agent({ name: 'mp', model: parent, tools: registry, store });
+}
+
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]) as AgentWorkerArgs;
   const store = openStore(args.kind, args.target);
@@ -66,14 +75,17 @@ async function main(): Promise<void> {
   try {
     await Promise.all(
       args.sessions.map(async (sessionId) => {
-        const agent = new Agent({ name: 'mp', model: script(args.mode, args.worker), tools: [MarkTool], store });
+        const agent =
+          args.mode === 'approve-tree'
+            ? await treeAgent(store, script(args.mode, args.worker), script(args.mode, args.worker))
+            : new Agent({ name: 'mp', model: script(args.mode, args.worker), tools: [MarkTool], store });
         const who = { sessionId, userId: args.userId };
         let outcome: string;
         try {
           const result =
             args.mode === 'open'
               ? await agent.run(`hello from ${args.worker}`, who)
-              : await agent.approve({ ...who, approver: args.worker }, 'p1');
+              : await agent.approve({ ...who, approver: args.worker }, args.mode === 'approve-tree' ? 'p1/c1' : 'p1');
           outcome = result.status;
         } catch (error) {
           outcome = error instanceof ToolwrightError ? error.code : `raw: ${String(error)}`;

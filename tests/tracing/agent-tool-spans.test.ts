@@ -11,6 +11,13 @@ class OrderInput {
   @Param({ description: 'Order id' }) @IsString() @MinLength(1) order_id!: string;
 }
 
+@Tool({ name: 'refund', description: 'Refund an order', input: OrderInput, approval: true })
+class RefundTool {
+  execute({ order_id }: OrderInput) {
+    return { refunded: order_id };
+  }
+}
+
 @Tool({ name: 'ledger', description: 'Look up the ledger of an order', input: OrderInput })
 class LedgerTool {
   execute({ order_id }: OrderInput) {
@@ -72,5 +79,37 @@ describe('agent tool spans', () => {
       inputTokens: tokens(top, 'input') + tokens(nested, 'input'),
       outputTokens: tokens(top, 'output') + tokens(nested, 'output'),
     });
+  });
+
+  it('a child call approved on the top session: the child’s resumed invoke_agent nests under the resumed parent’s execute_tool', async () => {
+    const store = new InMemoryStore();
+    const build = async (
+      childScript: ConstructorParameters<typeof ScriptedModel>[0],
+      script: ConstructorParameters<typeof ScriptedModel>[0],
+    ) => {
+      const child = new Agent({ name: 'refunds', model: new ScriptedModel(childScript), tools: [RefundTool], store });
+      const registry = await ToolRegistry.buildAsync({ tools: [], mcp: [child.asTool({ name: 'refunds', description: 'Refunds' })] });
+      return new Agent({ name: 'front', model: new ScriptedModel(script), tools: registry, store });
+    };
+    const first = await build(
+      [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { order_id: 'A-1' } }] }],
+      [{ toolCalls: [{ id: 'p1', name: 'refunds', arguments: { input: 'Refund A-1' } }] }],
+    );
+    expect((await first.run('Refund A-1', { sessionId: 'chat-2' })).status).toBe('paused');
+    tracing.exporter.reset();
+
+    const done = await (await build([{ text: 'Refunded.' }], [{ text: 'Done.' }])).approve({ sessionId: 'chat-2' }, 'p1/r1');
+
+    expect(done.status).toBe('completed');
+    const spans = tracing.spans();
+    const byName = (name: string) => spans.filter((s) => s.name === name);
+    const [top] = byName('invoke_agent front');
+    const [call] = byName('execute_tool refunds');
+    const [nested] = byName('invoke_agent refunds');
+    const [refund] = byName('execute_tool refund');
+    expect([top, call, nested, refund].every(Boolean)).toBe(true);
+    expect(parentOf(call)).toBe(top.spanContext().spanId);
+    expect(parentOf(nested)).toBe(call.spanContext().spanId);
+    expect(parentOf(refund)).toBe(nested.spanContext().spanId);
   });
 });
