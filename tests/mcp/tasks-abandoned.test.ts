@@ -9,8 +9,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { abandoned } from '../../src/mcp/tasks/task-lease';
-import type { TaskRecord } from '../../src/mcp/tasks/task-record';
+import { abandoned, heartbeatMs, leaseEnd } from '../../src/mcp/tasks/task-lease';
+import { newTask, type TaskRecord } from '../../src/mcp/tasks/task-record';
 import { TaskStore } from '../../src/mcp/tasks/task-store';
 import { PostgresStore } from '../../src/stores/postgres.store';
 import { RedisStore } from '../../src/stores/redis.store';
@@ -216,5 +216,40 @@ describe.each(['sqlite', 'redis', 'postgres'] as const)('MCP tasks whose runner 
     expect(failed).toMatchObject({ status: 'failed', error: ABANDONED });
     expect(failed.inputRequests).toBeUndefined();
     expect(traceOf(`${kind}-killed-asking`)).toEqual([]);
+  });
+});
+
+describe('the lease rule', () => {
+  const base: TaskRecord = { ...newTask('00000000-0000-4000-8000-000000000000', 60_000, 200, 1_000), leaseUntil: 5_000 };
+
+  it('fails a running or waiting task only once its lease has ended', () => {
+    expect(abandoned(base, 4_999)).toBeUndefined();
+    expect(abandoned(base, 5_000)).toMatchObject({ status: 'failed', error: ABANDONED });
+    const waiting = { ...base, status: 'input_required' as const, inputRequests: { 'input-0': { method: 'elicitation/create' } } };
+    const failed = abandoned(waiting, 6_000)!;
+    expect(failed).toMatchObject({ status: 'failed', error: ABANDONED, lastUpdatedAt: new Date(6_000).toISOString() });
+    expect(failed.inputRequests).toBeUndefined();
+  });
+
+  it('leaves an ended task, and one written without a lease, as they are', () => {
+    for (const status of ['completed', 'failed', 'cancelled'] as const) expect(abandoned({ ...base, status }, 9_000)).toBeUndefined();
+    const { leaseUntil: _none, ...unleased } = base;
+    expect(abandoned(unleased, 9_000)).toBeUndefined();
+  });
+
+  it('renews every 5 s unless TOOLWRIGHT_TASK_HEARTBEAT_MS gives a positive whole number', () => {
+    const saved = process.env.TOOLWRIGHT_TASK_HEARTBEAT_MS;
+    try {
+      for (const bad of ['', 'abc', '-5', '0', '1.5']) {
+        process.env.TOOLWRIGHT_TASK_HEARTBEAT_MS = bad;
+        expect(heartbeatMs()).toBe(5_000);
+      }
+      process.env.TOOLWRIGHT_TASK_HEARTBEAT_MS = '250';
+      expect(heartbeatMs()).toBe(250);
+      expect(leaseEnd(1_000)).toBe(1_750);
+    } finally {
+      if (saved === undefined) delete process.env.TOOLWRIGHT_TASK_HEARTBEAT_MS;
+      else process.env.TOOLWRIGHT_TASK_HEARTBEAT_MS = saved;
+    }
   });
 });
