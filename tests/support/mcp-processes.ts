@@ -35,7 +35,8 @@ export function startWorker(args: McpWorkerArgs): Promise<McpWorker> {
 /** Closes the process's stdin (it then closes its server and store) and waits for it to exit. */
 export function stopWorker(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
-    if (child.exitCode !== null) return done();
+    // A process the test killed has a signalCode and no exitCode: it is already gone.
+    if (child.exitCode !== null || child.signalCode !== null) return done();
     child.once('exit', () => done());
     child.stdin!.end();
   });

@@ -23,11 +23,14 @@ export interface McpWorkerArgs {
   tokens?: Record<string, McpIdentity>;
   /** Where tests/support/task-tools.ts writes its traces. */
   traces?: string;
+  /** The tasks' lease renewal interval (TOOLWRIGHT_TASK_HEARTBEAT_MS), short so a test sees a lease run out. */
+  heartbeatMs?: number;
 }
 
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]) as McpWorkerArgs;
   if (args.traces) process.env.TOOLWRIGHT_TASK_TRACES = args.traces;
+  if (args.heartbeatMs) process.env.TOOLWRIGHT_TASK_HEARTBEAT_MS = String(args.heartbeatMs);
   const store: RedisStore | SqliteStore | PostgresStore =
     args.kind === 'redis'
       ? new RedisStore({ url: args.target })

@@ -4,6 +4,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RegisteredTool } from '../../registry/registered-tool';
 import type { ToolRegistry } from '../../registry/tool-registry';
+import { leaseEnd } from './task-lease';
 import { createTaskResult, MISSING_CAPABILITY, newTask, TASKS_EXTENSION } from './task-record';
 import type { TaskOwner, TaskStore } from './task-store';
 import { TASK_POLL_MS, TaskTransport } from './task-transport';
@@ -75,7 +76,8 @@ export class TaskCalls {
     const early = Object.keys(call.answers).length > 0 ? call.answers : undefined;
     // A tool that asks first does so on the request (multi-round-trip); the round that brings the answers becomes the task.
     if (tool.task.inputFirst && !early) return { kind: 'plain' };
-    const record = newTask(randomUUID(), tool.task.ttlMs ?? DEFAULT_TTL_MS, TASK_POLL_MS);
+    // The lease starts with the task: this replica runs it and renews the lease while it does.
+    const record = { ...newTask(randomUUID(), tool.task.ttlMs ?? DEFAULT_TTL_MS, TASK_POLL_MS), leaseUntil: leaseEnd() };
     const key = this.tasks.key(call.owner, record.taskId)!;
     await this.tasks.create(key, record);
     const transport = new TaskTransport(this.tasks, key, call.message.id, early, this.onError);

@@ -1,4 +1,5 @@
 import type { TaskRecord } from './task-record';
+import { abandoned } from './task-lease';
 import { changed, detailedTask, TERMINAL } from './task-record';
 import type { TaskOwner, TaskStore } from './task-store';
 
@@ -31,12 +32,13 @@ export async function answerTaskMethod(
     return { status: 200, error: { code: -32602, message: 'Invalid params: tasks/update needs inputResponses, an object.' } };
   const key = tasks.key(owner, taskId);
   if (!key) return INVALID_TASK;
+  // Whoever asks about a task whose runner died fails it first, so the client sees an end, not `working` until the ttl.
   if (method === 'tasks/get') {
-    const record = await tasks.load(key);
+    const record = await tasks.change(key, (current) => abandoned(current));
     return record ? { result: detailedTask(record) } : INVALID_TASK;
   }
   const change = method === 'tasks/update' ? (record: TaskRecord) => answered(record, responses as Record<string, unknown>) : cancelled;
-  const record = await tasks.change(key, change);
+  const record = await tasks.change(key, (current) => abandoned(current) ?? change(current));
   // An ack and nothing else: the task's state is what the next tasks/get says.
   return record ? { result: { resultType: 'complete' } } : INVALID_TASK;
 }

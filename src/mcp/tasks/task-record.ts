@@ -27,6 +27,8 @@ export interface TaskRecord {
   pollIntervalMs: number;
   /** Epoch milliseconds after which the task is gone (created + ttlMs). */
   expiresAt: number;
+  /** Epoch milliseconds until which the replica running the task is known alive (it renews this); past it, the task is abandoned. */
+  leaseUntil?: number;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
   inputRequests?: Record<string, TaskInputRequest>;

@@ -1,6 +1,7 @@
 import type { SessionKey } from '../../session/snapshots';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { heartbeatMs, leaseEnd } from './task-lease';
 import { changed, TERMINAL, type TaskRecord } from './task-record';
 import type { TaskStore } from './task-store';
 import { keyOf } from '../http/input-round';
@@ -16,7 +17,8 @@ const NO_RESULT = new Set(['STORE_UNAVAILABLE', 'STORE_CORRUPT', 'INTERNAL', 'TO
  * client (approvals, elicitations, sampling) become the task's `inputRequests` (status
  * `input_required`), answered from the request's own `inputResponses` when the round that started
  * the task brought them; its response becomes the task's result (or error). Every TASK_POLL_MS it
- * reads the task: answers delivered by tasks/update go to the waiting handler, a cancel aborts it.
+ * reads the task: answers delivered by tasks/update go to the waiting handler, a cancel aborts it;
+ * every heartbeatMs() it renews the task's lease, so other replicas can tell it is still alive.
  */
 export class TaskTransport implements Transport {
   onmessage?: Transport['onmessage'];
@@ -31,6 +33,8 @@ export class TaskTransport implements Transport {
   private over = false;
   /** A store that stays down is reported once, not five times a second. */
   private failing = false;
+  /** When this replica last renewed the lease (the task was created with one). */
+  private renewedAt = Date.now();
 
   constructor(
     private readonly tasks: TaskStore,
@@ -79,11 +83,15 @@ export class TaskTransport implements Transport {
     this.failing = true;
   };
 
-  /** Reads the task: a cancel (or a task gone) ends the run; answers go to the questions waiting for them. */
+  /**
+   * Reads the task: a cancel (or a task gone, or failed as abandoned while this replica stalled)
+   * ends the run; answers go to the questions waiting for them. Renews the lease when due.
+   */
   private async poll(): Promise<void> {
     if (this.over) return;
     const record = await this.tasks.load(this.key);
-    if (!record || record.status === 'cancelled') return this.cancel();
+    if (!record || TERMINAL.has(record.status)) return this.cancel();
+    if (Date.now() - this.renewedAt >= heartbeatMs()) await this.renew();
     const answers = record.answers ?? {};
     const taken = Object.keys(answers).filter((key) => this.waiting.has(key));
     if (taken.length === 0) return;
@@ -99,6 +107,13 @@ export class TaskTransport implements Transport {
     }
   }
 
+  /** Moves the lease on; nothing else of the task changes (not even lastUpdatedAt, which clients read). */
+  private async renew(): Promise<void> {
+    const at = Date.now();
+    await this.tasks.change(this.key, (record) => (TERMINAL.has(record.status) ? undefined : { ...record, leaseUntil: leaseEnd(at) }));
+    this.renewedAt = at;
+  }
+
   private async finish(fields: Partial<TaskRecord>): Promise<void> {
     if (this.over) return;
     this.stop();
@@ -112,14 +127,14 @@ export class TaskTransport implements Transport {
     }
   }
 
-  /** Aborts the handler (the SDK's own cancellation path); the task already says cancelled. */
+  /** Aborts the handler (the SDK's own cancellation path); the task already says how it ended (cancelled, or failed as abandoned). */
   private cancel(): void {
     if (this.over) return;
     this.stop();
     this.onmessage?.({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
-      params: { requestId: this.requestId, reason: 'The task was cancelled.' },
+      params: { requestId: this.requestId, reason: 'The task has ended (cancelled, or failed as abandoned).' },
     });
     this.settle();
   }
