@@ -75,7 +75,7 @@ export async function createTicketDesk(options: SupportDeskOptions & { billingMo
   const registry = await ToolRegistry.buildAsync({
     tools: (options.tools ?? DESK_TOOLS).filter((tool) => tool !== RefundProcessorTool),
     container,
-    mcp: [
+    sources: [
       billing.asTool({
         name: 'billing',
         description: 'Ask the billing desk to refund an order: give order_id, amount_cents and the reason. Answers with a receipt.',

@@ -47,7 +47,7 @@ const TASK_SCHEMA: JsonSchema = {
 
 /**
  * An agent as a tool of another agent, offered as a tool source: `ToolRegistry.buildAsync({ tools,
- * mcp: [billing.asTool(...)] })` builds it through the same pipeline as every sourced tool (schema
+ * sources: [billing.asTool(...)] })` builds it through the same pipeline as every sourced tool (schema
  * validation, authorize, approval, rate limits, timeout, `execute_tool` span). Each call runs the
  * child with its own model, tools, instructions and memory, as the caller's user and tenant, under
  * the call's signal, in a session of its own derived from the calling session and the call's

@@ -61,7 +61,7 @@ export class Agent<O = string> {
     this.store = this.parts.store;
   }
 
-  /** This agent as a tool of another agent (a tool source: `ToolRegistry.buildAsync({ tools, mcp: [agent.asTool(...)] })`). */
+  /** This agent as a tool of another agent (a tool source: `ToolRegistry.buildAsync({ tools, sources: [agent.asTool(...)] })`). */
   asTool(options: AgentToolOptions): AgentTool {
     return new AgentTool(this, options, this.output);
   }

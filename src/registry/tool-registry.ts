@@ -58,11 +58,10 @@ export interface ToolRegistryOptions {
   rateCounters?: RateCounters;
   /** What `execute_tool` spans record when the app traces with OpenTelemetry (tool arguments and results only on opt-in). */
   tracing?: TracingOptions;
-  /**
-   * Remote tool sources (`McpToolset.stdio(...)`, `McpToolset.http(...)` from `toolwright/mcp-client`):
-   * their tools are listed asynchronously, so a registry with them is built by `buildAsync`.
-   */
+  /** Remote MCP servers (`McpToolset.stdio` / `.http`, `toolwright/mcp-client`): listed asynchronously, by `buildAsync`. */
   mcp?: readonly ToolSource[];
+  /** Other tool sources (`agent.asTool(...)`, any `ToolSource`): built by `buildAsync` after `mcp`. */
+  sources?: readonly ToolSource[];
 }
 
 /** What `check` found: the call may go ahead, possibly after a human decision. */
@@ -107,11 +106,11 @@ export class ToolRegistry {
     this.install(entries);
   }
 
-  /** A registry of local tools only; one with `mcp` sources is built by `buildAsync`. */
+  /** A registry of local tools only; one with `mcp` or other `sources` is built by `buildAsync`. */
   static build(options: ToolRegistryOptions): ToolRegistry {
-    if (options.mcp?.length) {
+    if (options.mcp?.length || options.sources?.length) {
       throw new ToolwrightConfigError(
-        'ToolRegistry.build: remote tools are listed asynchronously. Use `await ToolRegistry.buildAsync({ tools, mcp })`.',
+        'ToolRegistry.build: remote tools and agent tools are listed asynchronously. Use `await ToolRegistry.buildAsync({ tools, mcp, sources })`.',
       );
     }
     const limits: ArgumentLimits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -131,9 +130,10 @@ export class ToolRegistry {
    * clashes with another tool (use the toolset's `prefix`); close the registry (`close()`) when done.
    */
   static async buildAsync(options: ToolRegistryOptions): Promise<ToolRegistry> {
-    const registry = ToolRegistry.build({ ...options, mcp: undefined });
-    if (options.mcp?.length) {
-      const sources = new Sources(options.mcp, registry.builder, [...registry.entries.values()], (all) => registry.install(all));
+    const registry = ToolRegistry.build({ ...options, mcp: undefined, sources: undefined });
+    const given = [...(options.mcp ?? []), ...(options.sources ?? [])];
+    if (given.length) {
+      const sources = new Sources(given, registry.builder, [...registry.entries.values()], (all) => registry.install(all));
       registry.sources = sources;
       try {
         await sources.start();

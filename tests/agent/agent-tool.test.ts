@@ -86,7 +86,7 @@ function billing(script: ConstructorParameters<typeof ScriptedModel>[0], tools: 
 async function desk(child: Agent<RefundSummary>, script: ConstructorParameters<typeof ScriptedModel>[0]) {
   const registry = await ToolRegistry.buildAsync({
     tools: [],
-    mcp: [child.asTool({ name: 'billing', description: 'Refunds and invoices' })],
+    sources: [child.asTool({ name: 'billing', description: 'Refunds and invoices' })],
   });
   const model = new ScriptedModel(script, { name: 'desk-model' });
   return { agent: new Agent({ name: 'desk', model, tools: registry, store }), model };
@@ -122,6 +122,13 @@ describe('agent.asTool', () => {
     const childSession = await store.loadSession({ sessionId: seen[0].sessionId, tenantId: 'acme' });
     expect(childSession?.userId).toBe('alice');
     expect(childSession?.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('an agent tool is an asynchronous source: `build` refuses it and names `buildAsync`', () => {
+    const { agent: child } = billing([]);
+    const source = child.asTool({ name: 'billing', description: 'Refunds' });
+    for (const options of [{ sources: [source] }, { mcp: [source] }])
+      expect(() => ToolRegistry.build({ tools: [], ...options })).toThrow(/buildAsync\(\{ tools, mcp, sources \}\)/);
   });
 
   it('answers a retried call from the child run that already completed: the child does not run twice', async () => {
