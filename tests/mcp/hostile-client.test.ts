@@ -133,6 +133,10 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientInfo': { name: 'hostile', version: '1' },
 };
 const MODERN_HEADERS = { 'mcp-protocol-version': '2026-07-28' };
+const TASKS_ENVELOPE = {
+  ...ENVELOPE,
+  'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+};
 
 /**
  * A HOSTILE row as a 2026-07-28 request: the envelope spliced into its text (so a `__proto__` key
@@ -270,6 +274,49 @@ const HOSTILE_2026: Array<[string, string, Record<string, string>, Expect & { st
     'an Mcp-Name in Base64',
     modern(221, 'tools/call', { name: 'grant', arguments: { user: 'u' } }),
     { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': `=?base64?${Buffer.from('grant').toString('base64')}?=` },
+    { ok: true, status: 200 },
+  ],
+  // The tasks extension (`slow` may run as a task): its methods refuse what they cannot take, by the revision's codes.
+  [
+    'tasks/get without the tasks extension declared',
+    modern(260, 'tasks/get', { taskId: 'x' }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tasks/get', 'mcp-name': 'x' },
+    { error: -32021, status: 400 },
+  ],
+  [
+    'tasks/get with an object taskId',
+    modern(261, 'tasks/get', { taskId: { a: 1 } }, TASKS_ENVELOPE),
+    { ...MODERN_HEADERS, 'mcp-method': 'tasks/get' },
+    { error: -32602, status: 200 },
+  ],
+  [
+    'tasks/cancel of a taskId that is a path',
+    modern(262, 'tasks/cancel', { taskId: '../../etc/passwd' }, TASKS_ENVELOPE),
+    { ...MODERN_HEADERS, 'mcp-method': 'tasks/cancel', 'mcp-name': '../../etc/passwd' },
+    { error: -32602, status: 200 },
+  ],
+  [
+    'tasks/update with __proto__ answers for a task never minted',
+    `{"jsonrpc":"2.0","id":263,"method":"tasks/update","params":{"taskId":"00000000-0000-4000-8000-000000000000","inputResponses":{"__proto__":{"action":"accept"}},"_meta":${JSON.stringify(TASKS_ENVELOPE)}}}`,
+    { ...MODERN_HEADERS, 'mcp-method': 'tasks/update', 'mcp-name': '00000000-0000-4000-8000-000000000000' },
+    { error: -32602, status: 200 },
+  ],
+  [
+    'tasks/update with inputResponses an array',
+    modern(264, 'tasks/update', { taskId: 'x', inputResponses: [] }, TASKS_ENVELOPE),
+    { ...MODERN_HEADERS, 'mcp-method': 'tasks/update', 'mcp-name': 'x' },
+    { error: -32602, status: 200 },
+  ],
+  [
+    'tasks/list (gone)',
+    modern(265, 'tasks/list', {}, TASKS_ENVELOPE),
+    { ...MODERN_HEADERS, 'mcp-method': 'tasks/list' },
+    { error: -32601, status: 404 },
+  ],
+  [
+    'a task tool with a task hint from a client without the extension (a plain call)',
+    modern(266, 'tools/call', { name: 'slow', arguments: { ms: 1 }, task: { ttl: 5 } }),
+    { ...MODERN_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'slow' },
     { ok: true, status: 200 },
   ],
 ];

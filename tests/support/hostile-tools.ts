@@ -36,7 +36,7 @@ export class SlowInput {
   @Param() @IsInt() @Min(0) ms!: number;
 }
 
-@Tool({ name: 'slow', description: 'Wait, then answer with the wait.', input: SlowInput })
+@Tool({ name: 'slow', description: 'Wait, then answer with the wait.', input: SlowInput, task: 'optional' })
 export class SlowTool implements ToolInterface<SlowInput> {
   async execute({ ms }: SlowInput): Promise<object> {
     await new Promise((resolve) => setTimeout(resolve, ms));
