@@ -30,12 +30,14 @@ export async function askChildApprovals(
   approvals: readonly PendingApproval[],
 ): Promise<Record<string, ApprovalDecision> | undefined> {
   const decisions: Record<string, ApprovalDecision> = {};
+  const keys = new Set<string>();
   for (const approval of approvals) {
+    const key = approvalKey(approval, keys);
     const shown = JSON.stringify(approval.args, null, 2);
     const message = `Agent "${agent}" wants to call tool "${approval.name}", which needs your approval, with these arguments:\n${shown}`;
     let answer;
     try {
-      answer = await context.elicit(message, ChildApprovalForm, { key: approvalKey(approval.toolCallId) });
+      answer = await context.elicit(message, ChildApprovalForm, { key });
     } catch (error) {
       if (error instanceof InputUnavailableError) return undefined;
       throw error;
@@ -52,8 +54,16 @@ function decided(answer: Awaited<ReturnType<AgentContext['elicit']>>): ApprovalD
   return { approve: false, reason: form.reason?.trim() || 'the user chose reject' };
 }
 
-/** A question key per child call (a plain name, see input-key.ts): the call id when it is one, else its hash. */
-function approvalKey(toolCallId: string): string {
-  if (/^[A-Za-z0-9_.-]{1,48}$/.test(toolCallId)) return `approve.${toolCallId}`;
-  return `approve.${createHash('sha256').update(toolCallId).digest('hex').slice(0, 32)}`;
+/**
+ * A question key per child call (a plain name, see input-key.ts), from what the call does, not its id:
+ * a surface that asks in rounds (MCP 2026-07-28) runs the call again, the child with it, and the
+ * child's model names its calls anew; the same call must be the same question. Repeats are numbered.
+ */
+function approvalKey(approval: PendingApproval, taken: Set<string>): string {
+  const what = JSON.stringify([approval.path?.slice(0, -1) ?? [], approval.name, approval.args]);
+  const base = `approve.${createHash('sha256').update(what).digest('hex').slice(0, 32)}`;
+  let key = base;
+  for (let n = 2; taken.has(key); n++) key = `${base}.${n}`;
+  taken.add(key);
+  return key;
 }

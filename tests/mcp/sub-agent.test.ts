@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Agent, InMemoryStore, Param, ScriptedModel, Tool, ToolRegistry, type Message, type ToolInterface } from '../../src';
-import { createMcpServer } from '../../src/mcp';
+import { createMcpServer, serveHttp, tokenAuth, type HttpHandle } from '../../src/mcp';
 
 class OrderInput {
   @Param({ description: 'Order id' }) @IsString() @MinLength(1) order_id!: string;
@@ -108,3 +108,74 @@ describe('an agent tool over MCP whose child needs approval, asked of the person
     expect((saved?.pendingRun as { approvals: { toolCallId: string }[] }).approvals.map((a) => a.toolCallId)).toEqual(['r1']);
   });
 });
+
+describe('the same over MCP 2026-07-28 rounds (raw HTTP)', () => {
+  let http: HttpHandle | undefined;
+  afterEach(() => http?.close());
+
+  it('asks the approval as a named question; the answering round resumes the child and the refund runs once', async () => {
+    // A model that names its calls anew on every turn, as real ones do: the question must not depend on the call's id.
+    const model = new ScriptedModel((request) =>
+      request.messages.at(-1)?.role === 'tool'
+        ? { text: `billing: ${lastTool(request.messages).content}` }
+        : { toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-1' } }] },
+    );
+    const billing = new Agent({ name: 'billing', model, tools: [RefundTool], store: new InMemoryStore() });
+    const registry = await ToolRegistry.buildAsync({ tools: [], mcp: [billing.asTool({ name: 'billing_agent', description: 'Refunds' })] });
+    http = await serveHttp(registry, {
+      store: new InMemoryStore(),
+      auth: tokenAuth({ 'token-a': { userId: 'alice' } }),
+      requestStateSecret: 'a shared secret of at least 32 bytes, for the test',
+      onError: () => undefined,
+    });
+
+    const first = await call2026(http, {});
+    expect(first.resultType).toBe('input_required');
+    const keys = Object.keys(first.inputRequests as object);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(/^approve\./);
+    expect(refunded).toEqual([]);
+
+    const second = await call2026(http, {
+      inputResponses: { [keys[0]]: { action: 'accept', content: { decision: 'approve' } } },
+      requestState: first.requestState,
+    });
+    expect(second.resultType).toBe('complete');
+    expect(refunded).toEqual(['A-1']);
+    // The answering round (the same request id) found the child paused and resumed it: its model was not asked again before.
+    expect(model.requests).toHaveLength(2);
+    const text = (second.content as { text: string }[])[0].text;
+    expect((JSON.parse(text) as { output: string }).output).toBe('billing: {"refunded":"A-1"}');
+  });
+});
+
+async function call2026(server: HttpHandle, extra: object): Promise<Record<string, unknown>> {
+  const res = await fetch(server.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'billing_agent',
+      authorization: 'Bearer token-a',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'billing_agent',
+        arguments: { input: 'Refund A-1' },
+        ...extra,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+        },
+      },
+    }),
+  });
+  const body = (await res.json()) as { result?: Record<string, unknown>; error?: unknown };
+  if (!body.result) throw new Error(`no result: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
