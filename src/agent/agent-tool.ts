@@ -4,6 +4,7 @@ import type { JsonSchema } from '../metadata/json-schema';
 import type { ApprovalPolicy, ClassType } from '../metadata/types';
 import type { SourcedTool, ToolSource } from '../registry/tool-source';
 import type { AgentContext } from '../session/agent-context';
+import { askChildApprovals } from './child-approval';
 import { ApprovalDecisionError, ChildRunPausedError } from './errors';
 import { compileClassAnswer, correction, stripFence, type FinalOutput } from './final-output';
 import type { AgentEvent } from './events';
@@ -120,11 +121,20 @@ export class AgentTool implements ToolSource {
         throw new ChildRunPausedError(this.agent.name, session.sessionId, waitingApprovals(paused), unansweredInputs(paused));
       }
     } else if (paused) {
-      // The calling run paused on this child before and that pause was not saved (a crash): the same pause again.
-      throw new ChildRunPausedError(this.agent.name, session.sessionId, waitingApprovals(paused), unansweredInputs(paused));
+      // Paused before on a surface that asks the person (or the calling run's pause was not saved, a crash): asked again.
+      const waiting = { approvals: waitingApprovals(paused), inputs: unansweredInputs(paused) };
+      const decisions = await this.ask(context, waiting);
+      if (!decisions) throw new ChildRunPausedError(this.agent.name, session.sessionId, waiting.approvals, waiting.inputs);
+      result = await this.resumeWith(session, decisions, context, step);
     } else {
       const options = { ...session, signal: context.signal };
       result = forward ? await this.relay(this.agent.stream(task, options), forward, step) : await this.agent.run(task, options);
+    }
+    // A surface that cannot pause but can ask the person (MCP): each of the child's waiting calls is asked there, until it ends.
+    while (!resume && result.status === 'paused') {
+      const decisions = await this.ask(context, result);
+      if (!decisions) break;
+      result = await this.resumeWith(session, decisions, context, step);
     }
     // A resumed child's usage counts its run from the start: the calling run already has the part before the pause.
     call?.onUsage?.(paused ? since(result.usage, paused.usage) : result.usage);
@@ -132,6 +142,28 @@ export class AgentTool implements ToolSource {
       throw new ChildRunPausedError(this.agent.name, session.sessionId, result.approvals, result.inputs ?? []);
     }
     return this.output ? result.output : { output: result.output };
+  }
+
+  /**
+   * The person's decisions on the child's waiting approvals, asked through `context.elicit`; undefined
+   * when no one can be asked (the call then ends with the pause) or when the child waits on its own
+   * questions (`context.elicit` inside the child), which are not forwarded.
+   */
+  private ask(context: AgentContext, waiting: Pick<RunResult<unknown>, 'approvals' | 'inputs'>) {
+    if ((waiting.inputs?.length ?? 0) > 0 || waiting.approvals.length === 0) return Promise.resolve(undefined);
+    return askChildApprovals(context, this.agent.name, waiting.approvals);
+  }
+
+  /** The child resumed with the person's decisions, as the calling user (claimed in its store: each call runs once). */
+  private resumeWith(
+    session: Pick<RunOptions, 'sessionId' | 'userId' | 'tenantId'>,
+    decisions: Readonly<Record<string, ResumeDecision>>,
+    context: AgentContext,
+    step: string,
+  ): Promise<RunResult<unknown>> {
+    const options = { ...session, signal: context.signal, approver: context.userId };
+    const forward = context.toolCall?.onChildEvent;
+    return forward ? this.relay(this.agent.streamResume(options, decisions), forward, step) : this.agent.resume(options, decisions);
   }
 
   /** A streamed child run: its events into the calling run's stream, tagged with the agent and the path; its result. */
