@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryStore, ToolInputError } from '../../src';
 import { serveHttp, type HttpHandle } from '../../src/mcp';
-import { hostileRegistry } from '../support/hostile-tools';
+import { hostileRegistry, limitedRegistry } from '../support/hostile-tools';
 
 const ROOT = join(__dirname, '..', '..');
 const WORKER = join(ROOT, 'tests/support/hostile-stdio-worker.ts');
@@ -635,5 +635,55 @@ describe('arguments whose keys a parser made into a prototype', () => {
       await client.close();
       await server.close();
     }
+  });
+});
+
+describe('a hostile client against a rate-limited tool (2025 session and 2026 requests)', () => {
+  let handle: HttpHandle;
+
+  beforeAll(async () => {
+    handle = await serveHttp(limitedRegistry(), { port: 0, store: new InMemoryStore() });
+  });
+
+  afterAll(() => handle.close());
+
+  const send = async (id: number, args: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(handle.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...MODERN_HEADERS,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'limited',
+      },
+      body: modern(id, 'tools/call', { name: 'limited', arguments: args }),
+    });
+    return messagesOf(res.headers.get('content-type'), await res.text())[0];
+  };
+  const toolAnswer = (answer: Record<string, unknown>) =>
+    JSON.parse(((answer.result as CallToolResult).content[0] as { text: string }).text) as Record<string, unknown>;
+
+  it('refused arguments are not counted; over the limit every caller gets RATE_LIMITED with retryAfter, and the server keeps serving', async () => {
+    // Hostile arguments first: each refused before the gate counts it.
+    const hostile: unknown[] = [{ text: 5 }, { text: 'x'.repeat(200_000) }, JSON.parse('{"__proto__": {"text": "p"}}'), [], null];
+    for (const [i, args] of hostile.entries()) {
+      const answer = await send(300 + i, args);
+      const code = (answer.error as { code?: number } | undefined)?.code ?? toolAnswer(answer).code;
+      expect([-32602, 'INVALID_ARGUMENTS', 'ARGUMENTS_TOO_LARGE']).toContain(code);
+    }
+    // The limit (two an hour, for everyone) is still whole.
+    expect(toolAnswer(await send(310, { text: 'one' }))).toEqual({ text: 'one' });
+    expect(toolAnswer(await send(311, { text: 'two' }))).toEqual({ text: 'two' });
+    const third = toolAnswer(await send(312, { text: 'three' }));
+    expect(third).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    expect(third.retryAfter as number).toBeGreaterThan(0);
+    // A 2025 client meets the same count through the SDK.
+    const client = new Client({ name: 'hostile', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+    const legacy = (await client.callTool({ name: 'limited', arguments: { text: 'four' } })) as CallToolResult;
+    expect(legacy.isError).toBe(true);
+    expect(JSON.parse((legacy.content[0] as { text: string }).text)).toMatchObject({ code: 'RATE_LIMITED' });
+    await client.close();
   });
 });

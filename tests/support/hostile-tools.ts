@@ -50,3 +50,18 @@ export const hostileRegistry = ToolRegistry.build({
   resources: FEATURE_RESOURCES,
   prompts: FEATURE_PROMPTS,
 });
+
+@Tool({
+  name: 'limited',
+  description: 'Echo; twice an hour for everyone.',
+  input: NoteInput,
+  rateLimit: { limit: 2, windowMs: 3_600_000, per: 'global' },
+})
+export class LimitedTool implements ToolInterface<NoteInput> {
+  execute({ text }: NoteInput): object {
+    return { text };
+  }
+}
+
+/** A registry of its own (its own counters), so the limit is hit by the one test that counts it. */
+export const limitedRegistry = (): ToolRegistry => ToolRegistry.build({ tools: [LimitedTool] });
