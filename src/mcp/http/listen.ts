@@ -48,7 +48,10 @@ export async function listen(
   onError: (error: unknown) => void,
 ): Promise<void> {
   const can = listenable(registry);
-  const readable = async (uri: string) => registry.hasResource(uri, await context());
+  // Behind no caller-dependent gate, the caller's session need not be read again for each update.
+  let once: Promise<AgentContext> | undefined;
+  const load = () => (registry.featuresGated ? context() : (once ??= context()));
+  const readable = async (uri: string) => registry.hasResource(uri, await load());
   // A URI this caller may not read is left out of the acknowledgement, as a missing one is: the two are not told apart.
   const uris = can.resources ? filter.resourceSubscriptions : [];
   const subscribed = new Set((await Promise.all(uris.map(async (uri) => ((await readable(uri)) ? [uri] : [])))).flat());
