@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentContext } from '../../session/agent-context';
 import type { LogLevel } from '../../session/tool-log';
 import { featureCapabilities } from '../features';
 import { contextOf } from '../call-scope';
@@ -15,11 +16,12 @@ import { MISSING_CLIENT_CAPABILITY } from '../missing-capability';
 import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
 import type { Admitted } from './guard';
 import { InputRound } from './input-round';
+import { listen, listenable, listenFilter } from './listen';
 import { paramHeaderRefusal } from './param-headers';
 import { RequestStateSeal, type StateBinding } from './request-state';
 import { sendError } from './respond';
 
-/** What 2026-07-28 serves; `initialize`, `ping`, `logging/setLevel` and subscriptions are gone from it (404). */
+/** What 2026-07-28 serves; `initialize`, `ping`, `logging/setLevel` and `resources/subscribe` are gone from it (404). */
 const SERVED = new Set([
   'tools/list',
   'tools/call',
@@ -29,6 +31,7 @@ const SERVED = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  'subscriptions/listen',
 ]);
 
 /** Results a client may cache (SEP-2549): they carry `ttlMs` and `cacheScope`. */
@@ -74,6 +77,10 @@ export class ModernServing {
     this.tasks = new TaskServing(ctx.registry, ctx.store, ctx.onError);
     const extensions = this.tasks.extensions();
     this.capabilities = { tools: {}, logging: {}, ...featureCapabilities(ctx.registry, false), ...(extensions && { extensions }) };
+    // What a `subscriptions/listen` stream carries: resource updates, and tools/list_changed when remote tools change.
+    const can = listenable(ctx.registry);
+    if (can.resources) this.capabilities.resources = { subscribe: true };
+    if (can.tools) this.capabilities.tools = { listChanged: true };
     this.seal = new RequestStateSeal(ctx.requestStateSecret);
   }
 
@@ -96,6 +103,14 @@ export class ModernServing {
     const needs = Object.hasOwn(NEEDS, method) ? NEEDS[method] : undefined;
     if (!SERVED.has(method) || (needs && !this.capabilities[needs]))
       return refuse(res, { status: 404, code: -32601, message: `Method not found: ${method}.`, id: message.id });
+    if (method === 'subscriptions/listen') {
+      const can = listenable(this.ctx.registry);
+      if (!can.resources && !can.tools)
+        return refuse(res, { status: 404, code: -32601, message: `Method not found: ${method}.`, id: message.id });
+      const filter = listenFilter(message);
+      if ('status' in filter) return refuse(res, filter);
+      return listen(res, this.ctx.registry, message.id, filter, () => this.callerContext(request), this.ctx.onError);
+    }
     const responses = message.params!.inputResponses;
     if (responses !== undefined && !(isObject(responses) && Object.values(responses).every(isObject)))
       return refuse(res, {
@@ -178,11 +193,16 @@ export class ModernServing {
   }
 
   /** May this caller see the tool? Asked before a task starts, so a hidden tool is not told apart from a missing one. */
-  private async permits({ identity, owner }: Admitted, name: string): Promise<boolean> {
-    const { registry, store, serverOptions } = this.ctx;
-    if (!registry.gated) return true;
+  private async permits(admitted: Admitted, name: string): Promise<boolean> {
+    if (!this.ctx.registry.gated) return true;
+    return this.ctx.registry.permits(name, await this.callerContext(admitted));
+  }
+
+  /** The caller's context as its requests see it: the identity's session, or a fresh one when no one is known. */
+  private async callerContext({ identity, owner }: Admitted): Promise<AgentContext> {
+    const { store, serverOptions } = this.ctx;
     const { key } = mcpStoreKeys(owner === '' ? `mcp-2026-${randomUUID()}` : identitySession(owner), identity, serverOptions);
-    return registry.permits(name, contextOf(owner === '' ? undefined : await store.loadSession(key), key, identity));
+    return contextOf(owner === '' ? undefined : await store.loadSession(key), key, identity);
   }
 
   /** The MCP server one request (or the task it started) runs on, as the identity, with what the client declared. */
