@@ -240,4 +240,21 @@ describe('handoffs', () => {
     expect(ran).toEqual(['refund A-1']);
     expect(second.deskModel.requests).toHaveLength(0);
   });
+  it('leaving a streamed turn after the transfer cancels the receiving agent’s run and waits for it; the session stays usable', async () => {
+    const session = { sessionId: 'chat-s3', userId: 'alice' };
+    const { desk, billingModel } = agents(
+      [{ toolCalls: [{ id: 'h1', name: 'transfer_to_billing', arguments: {} }] }],
+      [{ text: 'Looking it up now.', toolCalls: [{ id: 'i1', name: 'invoice', arguments: { order_id: 'A-1' } }] }, { text: 'Back again.' }],
+    );
+    const seen: string[] = [];
+    for await (const event of desk.stream('Invoice A-1?', session)) {
+      seen.push(event.type);
+      if (event.type === 'text-delta') break;
+    }
+    expect(seen.filter((t) => t === 'run-end')).toHaveLength(0);
+    expect(ran).toEqual([]);
+    const next = await desk.run('Hello?', session);
+    expect(next.output).toBe('Back again.');
+    expect(billingModel.requests).toHaveLength(2);
+  });
 });
