@@ -14,6 +14,7 @@ import type { Model, ModelUsage } from './model';
 import { finish, streamEnded, streamFailed, type RunOutcome } from './run-end';
 import { runResult, waitsOnHuman, type RunState, type StoredConversation, type StoredDecision, type StoredRun } from './run-state';
 import { uniqueCallIds } from './call-ids';
+import { HandoffEvents, lastUserText } from './handoff-stream';
 import { findInGraph, HOLDER_KEY, joined, recordTransfer, transferIn, transferTools, withTransfers } from './handoffs';
 import { childResumes, isNested, ownDecisions, type Waiting } from './child-pause';
 import type {
@@ -72,7 +73,7 @@ export class Agent<O = string> {
    */
   run(input: string, options: RunOptions): Promise<RunResult<O>> {
     if (this.handoffs === undefined) return this.begin(input, options, undefined) as Promise<RunResult<O>>;
-    return this.runHandedOff(input, options) as Promise<RunResult<O>>;
+    return Agent.handedOff(undefined, undefined, this, options, input) as Promise<RunResult<O>>;
   }
 
   /** The agents this one hands off to (`AgentOptions.handoffs`). */
@@ -89,24 +90,35 @@ export class Agent<O = string> {
     return (typeof held === 'string' && held !== this.name && findInGraph<Agent<unknown>>(this, held)) || this;
   }
 
-  /** A run through handoffs: the session's holder answers; each transfer runs the receiving agent on the same session. */
-  private async runHandedOff(
-    input: string,
+  /** A turn (input, or a resume's decisions) through handoffs: the holder answers, each transfer hands it on; streamed as one run. */
+  private static async handedOff(
+    this: void,
+    stream: RunEvents | undefined,
+    cancel: Cancellation | undefined,
+    first: Agent<unknown>,
     options: RunOptions,
-    resume?: Readonly<Record<string, ResumeDecision>>,
+    turn: string | Readonly<Record<string, ResumeDecision>>,
   ): Promise<RunResult<unknown>> {
-    let agent = await this.holder(options);
-    let result = resume ? await agent.continue(options, resume, undefined) : await agent.begin(input, options, undefined);
-    for (let hops = 0; result.status === 'completed' && hops < this.parts.maxTurns; hops++) {
-      const to = result.handoffs?.at(-1);
-      const next = to === undefined || to === agent.name ? undefined : findInGraph<Agent<unknown>>(agent, to);
-      if (next === undefined) break;
-      agent = next;
-      // A resumed run that handed off: the receiving agent answers the turn's user message.
-      input ||= lastUserText(await agent.loadConversation(options));
-      result = joined(result, await agent.begin(input, options, undefined, undefined, true));
+    const events = stream && new HandoffEvents(stream);
+    try {
+      let agent = await first.holder(options);
+      let input = typeof turn === 'string' ? turn : '';
+      let result =
+        typeof turn === 'string' ? await agent.begin(turn, options, events, cancel) : await agent.continue(options, turn, events, cancel);
+      for (let hops = 0; !events?.failed && result.status === 'completed' && hops < first.parts.maxTurns; hops++) {
+        const to = result.handoffs?.at(-1);
+        const next = to === undefined || to === agent.name ? undefined : findInGraph<Agent<unknown>>(agent, to);
+        if (next === undefined) break;
+        agent = next;
+        input ||= lastUserText(await agent.loadConversation(options)); // a resume's: the turn's user message
+        const after = await agent.begin(input, options, events, cancel, true);
+        result = events?.failed ? result : joined(result, after);
+      }
+      events?.endWith(result);
+      return result;
+    } catch (error) {
+      return streamFailed(events, error);
     }
-    return result;
   }
 
   /**
@@ -118,12 +130,14 @@ export class Agent<O = string> {
    * on the first read.
    */
   stream(input: string, options: RunOptions): AsyncIterableIterator<AgentEvent<O>> {
-    return new RunEventStream(options.signal, Agent.startRun, this, input, options) as AsyncIterableIterator<AgentEvent<O>>;
+    if (this.handoffs === undefined) return new RunEventStream(options.signal, Agent.startRun, this, input, options) as Events<O>;
+    return new RunEventStream(options.signal, Agent.handedOff, this, options, input) as Events<O>;
   }
 
-  /** `resume` (approve / reject) as events, as `stream` yields them. */
+  /** `resume` (approve / reject) as events, as `stream` yields them (with handoffs, the holder resumes). */
   streamResume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): AsyncIterableIterator<AgentEvent<O>> {
-    return new RunEventStream(options.signal, Agent.startResume, this, options, decisions) as AsyncIterableIterator<AgentEvent<O>>;
+    if (this.handoffs === undefined) return new RunEventStream(options.signal, Agent.startResume, this, options, decisions) as Events<O>;
+    return new RunEventStream(options.signal, Agent.handedOff, this, options, decisions) as Events<O>;
   }
 
   /**
@@ -134,7 +148,7 @@ export class Agent<O = string> {
    * once, one wins and the other gets RunClaimedError; the tools run once.
    */
   resume(options: ResumeOptions, decisions: Readonly<Record<string, ResumeDecision>>): Promise<RunResult<O>> {
-    if (this.handoffs !== undefined) return this.runHandedOff('', options, decisions) as Promise<RunResult<O>>;
+    if (this.handoffs !== undefined) return Agent.handedOff(undefined, undefined, this, options, decisions) as Promise<RunResult<O>>;
     return this.continue(options, decisions, undefined) as Promise<RunResult<O>>;
   }
 
@@ -382,8 +396,5 @@ export class Agent<O = string> {
 // The final answer's failures, counted beside the tools' (a tool cannot be named with a space and parentheses).
 const OUTPUT_KEY = '(final output)';
 const NO_TARGETS: readonly HandoffTarget[] = [];
-const lastUserText = (stored: StoredConversation): string => {
-  const user = [...stored.history].reverse().find((m) => m.role === 'user');
-  return typeof user?.content === 'string' ? user.content : '';
-};
+type Events<O> = AsyncIterableIterator<AgentEvent<O>>;
 const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 });

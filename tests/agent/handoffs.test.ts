@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { IsString, MinLength } from 'class-validator';
-import { Agent, Param, ScriptedModel, SqliteStore, Tool, type Message, type ToolInterface } from '../../src';
+import { Agent, Param, type AgentEvent, ScriptedModel, SqliteStore, Tool, type Message, type ToolInterface } from '../../src';
 
 class OrderInput {
   @Param({ description: 'Order id' }) @IsString() @MinLength(1) order_id!: string;
@@ -172,5 +172,89 @@ describe('handoffs', () => {
     expect(done.output).toBe('Refunded A-1.');
     expect(ran).toEqual(['refund A-1']);
     expect(second.deskModel.requests).toHaveLength(0);
+  });
+  it('a streamed turn follows the transfer: billing’s events after it, one run-end with the joined result, and the next stream starts with billing', async () => {
+    const session = { sessionId: 'chat-s1', userId: 'alice' };
+    const { desk, deskModel, billingModel } = agents(
+      [{ text: 'Let me get billing.', toolCalls: [{ id: 'h1', name: 'transfer_to_billing', arguments: {} }] }],
+      [
+        { toolCalls: [{ id: 'i1', name: 'invoice', arguments: { order_id: 'A-1' } }] },
+        { text: 'Invoice A-1 totals 42.00.' },
+        { text: 'Still billing here.' },
+      ],
+    );
+    const events: AgentEvent[] = [];
+    for await (const event of desk.stream('What is on invoice A-1?', session)) events.push(event);
+
+    const types = events.map((e) => e.type);
+    expect(types.filter((t) => t === 'run-start')).toHaveLength(1);
+    expect(types.filter((t) => t === 'run-end')).toHaveLength(1);
+    expect(types[0]).toBe('run-start');
+    expect(types.at(-1)).toBe('run-end');
+    const tools = events.flatMap((e) =>
+      e.type === 'tool-call' ? [`call:${e.name}`] : e.type === 'tool-result' ? [`result:${e.record.name}`] : [],
+    );
+    expect(tools).toEqual(['call:transfer_to_billing', 'result:transfer_to_billing', 'call:invoice', 'result:invoice']);
+    const transferred = events.findIndex((e) => e.type === 'tool-result' && e.record.name === 'transfer_to_billing');
+    const deltas = (from: number, to: number) => events.slice(from, to).flatMap((e) => (e.type === 'text-delta' ? [e.delta] : []));
+    expect(deltas(0, transferred).join('')).toBe('Let me get billing.');
+    expect(deltas(transferred, events.length).join('')).toBe('Invoice A-1 totals 42.00.');
+    const end = events.at(-1)!;
+    if (end.type !== 'run-end') throw new Error('no run-end');
+    expect(end.result.handoffs).toEqual(['billing']);
+    expect(end.result.output).toBe('Invoice A-1 totals 42.00.');
+    expect(end.result.toolCalls.map((c) => c.name)).toEqual(['transfer_to_billing', 'invoice']);
+    expect(ran).toEqual(['invoice A-1']);
+    expect(billingModel.requests[0].instructions).toBe('You are billing.');
+
+    const next: AgentEvent[] = [];
+    for await (const event of desk.stream('Thanks', session)) next.push(event);
+    const last = next.at(-1)!;
+    expect(last.type === 'run-end' && last.result.output).toBe('Still billing here.');
+    expect(deskModel.requests).toHaveLength(1);
+    expect(billingModel.requests).toHaveLength(3);
+  });
+
+  it('streamResume of a pause held by the receiving agent resumes the holder, as one stream', async () => {
+    const session = { sessionId: 'chat-s2', userId: 'alice' };
+    const first = agents(
+      [{ toolCalls: [{ id: 'h1', name: 'transfer_to_billing', arguments: {} }] }],
+      [{ toolCalls: [{ id: 'r1', name: 'refund', arguments: { order_id: 'A-1' } }] }],
+    );
+    const paused: AgentEvent[] = [];
+    for await (const event of first.desk.stream('Refund A-1', session)) paused.push(event);
+    expect(paused.filter((e) => e.type === 'approval-required')).toHaveLength(1);
+    const pausedEnd = paused.at(-1)!;
+    expect(pausedEnd.type === 'run-end' && pausedEnd.result.status).toBe('paused');
+    expect(ran).toEqual([]);
+
+    const second = agents([], [{ text: 'Refunded A-1.' }]);
+    const events: AgentEvent[] = [];
+    for await (const event of second.desk.streamResume(session, { r1: { approve: true } })) events.push(event);
+    expect(events.filter((e) => e.type === 'run-start' || e.type === 'run-end').map((e) => e.type)).toEqual(['run-start', 'run-end']);
+    const end = events.at(-1)!;
+    if (end.type !== 'run-end') throw new Error('no run-end');
+    expect(end.result.status).toBe('completed');
+    expect(end.result.output).toBe('Refunded A-1.');
+    expect(events.flatMap((e) => (e.type === 'tool-result' ? [e.record.name] : []))).toEqual(['refund']);
+    expect(ran).toEqual(['refund A-1']);
+    expect(second.deskModel.requests).toHaveLength(0);
+  });
+  it('leaving a streamed turn after the transfer cancels the receiving agent’s run and waits for it; the session stays usable', async () => {
+    const session = { sessionId: 'chat-s3', userId: 'alice' };
+    const { desk, billingModel } = agents(
+      [{ toolCalls: [{ id: 'h1', name: 'transfer_to_billing', arguments: {} }] }],
+      [{ text: 'Looking it up now.', toolCalls: [{ id: 'i1', name: 'invoice', arguments: { order_id: 'A-1' } }] }, { text: 'Back again.' }],
+    );
+    const seen: string[] = [];
+    for await (const event of desk.stream('Invoice A-1?', session)) {
+      seen.push(event.type);
+      if (event.type === 'text-delta') break;
+    }
+    expect(seen.filter((t) => t === 'run-end')).toHaveLength(0);
+    expect(ran).toEqual([]);
+    const next = await desk.run('Hello?', session);
+    expect(next.output).toBe('Back again.');
+    expect(billingModel.requests).toHaveLength(2);
   });
 });
