@@ -10,6 +10,7 @@ import { IsString } from 'class-validator';
 import { Param, Resource, Tool, ToolRegistry, type AgentContext, type ResourceInterface, type ToolInterface } from '../../src';
 import { serveHttp, tokenAuth, type HttpHandle } from '../../src/mcp';
 import { InMemoryStore } from '../../src/stores';
+import { MAX_LISTENS_PER_CALLER } from '../../src/mcp/http/listen';
 
 jest.setTimeout(30_000);
 
@@ -212,6 +213,30 @@ describe('subscriptions/listen on 2026-07-28', () => {
     await Promise.all(streams.map((s) => s.close()));
     await until(() => listeners() === 0, 'the listeners to be removed');
     expect(listeners()).toBe(0);
+  });
+
+  it('holds at most MAX_LISTENS_PER_CALLER streams for one caller (503, -32000); closing one frees its slot, and others are not affected', async () => {
+    await until(() => listeners() === 0, 'earlier streams to be gone');
+    const streams = await Promise.all(
+      Array.from({ length: MAX_LISTENS_PER_CALLER }, (_, i) =>
+        open('token-alice', `cap-${i}`, { resourceSubscriptions: ['docs://public'] }),
+      ),
+    );
+    await until(() => streams.every((s) => s.frames.length >= 1), 'the acknowledgements');
+    const refused = await post('token-alice', 'cap-over', 'subscriptions/listen', {
+      notifications: { resourceSubscriptions: ['docs://public'] },
+    });
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ id: 'cap-over', error: { code: -32000 } });
+    // Another caller has slots of its own.
+    const root = await open('token-root', 'cap-root', { resourceSubscriptions: ['docs://public'] });
+    await streams[0].close();
+    // alice's streams less the closed one, and root's.
+    await until(() => listeners() === MAX_LISTENS_PER_CALLER - 1 + 1, 'the closed stream to free its slot');
+    const again = await open('token-alice', 'cap-again', { resourceSubscriptions: ['docs://public'] });
+    await until(() => again.frames.length >= 1, 'the acknowledgement');
+    await Promise.all([...streams.slice(1), root, again].map((s) => s.close()));
+    await until(() => listeners() === 0, 'the listeners to be removed');
   });
 
   it.each([

@@ -5,6 +5,33 @@ import type { ModernMessage, Refusal } from './era';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
+/** Open listen streams a process holds at most, and one caller at most: each holds a connection and listeners until closed. */
+export const MAX_LISTENS = 1000;
+export const MAX_LISTENS_PER_CALLER = 16;
+
+/** Counts open listen streams, so no client holds every connection open (503, try again). */
+export class ListenSlots {
+  private total = 0;
+  private readonly byOwner = new Map<string, number>();
+
+  /** Takes a slot for this caller, or says why not. */
+  admit(owner: string): Omit<Refusal, 'id'> | undefined {
+    const mine = this.byOwner.get(owner) ?? 0;
+    if (this.total >= MAX_LISTENS || mine >= MAX_LISTENS_PER_CALLER)
+      return { status: 503, code: -32000, message: 'Too many open subscriptions/listen streams; close one or try again later.' };
+    this.total++;
+    this.byOwner.set(owner, mine + 1);
+    return undefined;
+  }
+
+  release(owner: string): void {
+    this.total--;
+    const left = (this.byOwner.get(owner) ?? 1) - 1;
+    if (left > 0) this.byOwner.set(owner, left);
+    else this.byOwner.delete(owner);
+  }
+}
+
 /** What a listen request asked for (SEP-2575's SubscriptionFilter), as far as toolwright reads it. */
 export interface ListenFilter {
   toolsListChanged: boolean;

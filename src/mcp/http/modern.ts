@@ -16,7 +16,7 @@ import { MISSING_CLIENT_CAPABILITY } from '../missing-capability';
 import { headerRefusal, META, MODERN_VERSION, UNSUPPORTED_VERSION, type ModernMessage, type Refusal } from './era';
 import type { Admitted } from './guard';
 import { InputRound } from './input-round';
-import { listen, listenable, listenFilter } from './listen';
+import { listen, listenable, listenFilter, ListenSlots } from './listen';
 import { paramHeaderRefusal } from './param-headers';
 import { RequestStateSeal, type StateBinding } from './request-state';
 import { sendError } from './respond';
@@ -72,6 +72,7 @@ export class ModernServing {
   private readonly capabilities: ServerCapabilities;
   private readonly tasks: TaskServing;
   private readonly seal: RequestStateSeal;
+  private readonly listens = new ListenSlots();
 
   constructor(private readonly ctx: ServeContext) {
     this.tasks = new TaskServing(ctx.registry, ctx.store, ctx.onError);
@@ -109,7 +110,13 @@ export class ModernServing {
         return refuse(res, { status: 404, code: -32601, message: `Method not found: ${method}.`, id: message.id });
       const filter = listenFilter(message);
       if ('status' in filter) return refuse(res, filter);
-      return listen(res, this.ctx.registry, message.id, filter, () => this.callerContext(request), this.ctx.onError);
+      const full = this.listens.admit(request.owner);
+      if (full) return refuse(res, { ...full, id: message.id });
+      try {
+        return await listen(res, this.ctx.registry, message.id, filter, () => this.callerContext(request), this.ctx.onError);
+      } finally {
+        this.listens.release(request.owner);
+      }
     }
     const responses = message.params!.inputResponses;
     if (responses !== undefined && !(isObject(responses) && Object.values(responses).every(isObject)))
