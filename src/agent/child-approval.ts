@@ -60,7 +60,9 @@ function decided(answer: Awaited<ReturnType<AgentContext['elicit']>>): ApprovalD
  * child's model names its calls anew; the same call must be the same question. Repeats are numbered.
  */
 function approvalKey(approval: PendingApproval, taken: Set<string>): string {
-  const what = JSON.stringify([approval.path?.slice(0, -1) ?? [], approval.name, approval.args]);
+  // The path's steps without their call ids (`tool#id`): a round under a new request id is the same question.
+  const steps = (approval.path?.slice(0, -1) ?? []).map((step) => step.split('#')[0]);
+  const what = JSON.stringify([steps, approval.name, approval.args]);
   const base = `approve.${createHash('sha256').update(what).digest('hex').slice(0, 32)}`;
   let key = base;
   for (let n = 2; taken.has(key); n++) key = `${base}.${n}`;

@@ -149,7 +149,41 @@ describe('the same over MCP 2026-07-28 rounds (raw HTTP)', () => {
   });
 });
 
-async function call2026(server: HttpHandle, extra: object): Promise<Record<string, unknown>> {
+describe('MCP 2026-07-28 rounds under a new request id each', () => {
+  let http: HttpHandle | undefined;
+  afterEach(() => http?.close());
+
+  it('the answering round, sent with another id, is answered by the same question: the refund runs once, no round asks again', async () => {
+    const model = new ScriptedModel((request) =>
+      request.messages.at(-1)?.role === 'tool'
+        ? { text: `billing: ${lastTool(request.messages).content}` }
+        : { toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-2' } }] },
+    );
+    const billing = new Agent({ name: 'billing', model, tools: [RefundTool], store: new InMemoryStore() });
+    const registry = await ToolRegistry.buildAsync({
+      tools: [],
+      sources: [billing.asTool({ name: 'billing_agent', description: 'Refunds' })],
+    });
+    http = await serveHttp(registry, {
+      store: new InMemoryStore(),
+      auth: tokenAuth({ 'token-a': { userId: 'alice' } }),
+      requestStateSecret: 'a shared secret of at least 32 bytes, for the test',
+      onError: () => undefined,
+    });
+    const first = await call2026(http, {}, 'round-1');
+    const [key] = Object.keys(first.inputRequests as object);
+    expect(first.resultType).toBe('input_required');
+    const second = await call2026(
+      http,
+      { inputResponses: { [key]: { action: 'accept', content: { decision: 'approve' } } }, requestState: first.requestState },
+      'round-2',
+    );
+    expect(second.resultType).toBe('complete');
+    expect(refunded.filter((order) => order === 'A-2')).toEqual(['A-2']);
+  });
+});
+
+async function call2026(server: HttpHandle, extra: object, id: string | number = 1): Promise<Record<string, unknown>> {
   const res = await fetch(server.url, {
     method: 'POST',
     headers: {
@@ -162,7 +196,7 @@ async function call2026(server: HttpHandle, extra: object): Promise<Record<strin
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: 1,
+      id,
       method: 'tools/call',
       params: {
         name: 'billing_agent',
