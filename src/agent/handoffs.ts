@@ -1,3 +1,4 @@
+import { encodeToolError } from '../errors/errors';
 import type { ToolDefinition } from '../metadata/json-schema';
 import type { ToolCall } from '../session/message';
 import type { CatalogSelection } from './catalog';
@@ -62,9 +63,10 @@ export function recordTransfer(
   context.addMessage({ role: 'assistant', content: assistant.content, toolCalls: assistant.toolCalls });
   for (const other of assistant.toolCalls) {
     const handed = other === call;
-    const content = JSON.stringify(
-      handed ? { transferred_to: target } : { status: 'error', message: `Not run: the conversation was handed to "${target}".` },
-    );
+    // The other calls are answered as cancelled: the receiving agent decides whether they happen.
+    const content = handed
+      ? JSON.stringify({ transferred_to: target })
+      : encodeToolError('ABORTED', `Not run: the conversation was handed to "${target}".`);
     context.addMessage({ role: 'tool', toolCallId: other.id, name: other.name, content, ...(handed ? {} : { isError: true }) });
     state.records.push({
       id: other.id,
