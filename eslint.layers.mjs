@@ -13,6 +13,7 @@ export const FLOORS = [
   ['agent', 'mcp-client'],
   ['adapters', 'ai-sdk-ui'],
   ['mcp'],
+  ['studio'],
   ['cli', 'nestjs'],
 ];
 

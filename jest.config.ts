@@ -17,6 +17,7 @@ const base = {
     '^toolwright/stores$': '<rootDir>/src/stores/index.ts',
     '^toolwright/providers$': '<rootDir>/src/schema/providers/index.ts',
     '^toolwright/nestjs$': '<rootDir>/src/nestjs/index.ts',
+    '^toolwright/studio$': '<rootDir>/src/studio/index.ts',
   },
   setupFiles: ['reflect-metadata'],
 } satisfies Project;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the database servers the store tests start themselves (redis-server, PostgreSQL).
+# Installs the database servers the store tests start themselves (redis-server, PostgreSQL), and
+# Debian's Chromium, which the studio's tests drive headless.
 # Idempotent: apt runs only when a binary is missing. Debian puts the PostgreSQL binaries in
 # /usr/lib/postgresql/<version>/bin, off PATH; tests/support/servers.ts looks there too.
 set -euo pipefail
@@ -12,6 +13,7 @@ have_postgres() {
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 have_postgres || missing+=(postgresql)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=''

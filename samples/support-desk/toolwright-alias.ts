@@ -17,6 +17,7 @@ const entries: Record<string, string> = {
   'toolwright/providers': path.join(src, 'schema', 'providers', 'index.ts'),
   'toolwright/nestjs': path.join(src, 'nestjs', 'index.ts'),
   'toolwright/mcp-client': path.join(src, 'mcp-client', 'index.ts'),
+  'toolwright/studio': path.join(src, 'studio', 'index.ts'),
 };
 const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = loader._resolveFilename;

@@ -34,19 +34,47 @@ export async function closeLoadedRegistries(): Promise<void> {
 }
 
 export async function loadRegistry(modulePath: string | undefined, cwd: string): Promise<ToolRegistry> {
+  const { mod, shown } = await importModule(modulePath, cwd);
+  return registryOf(mod, shown);
+}
+
+/** What `toolwright studio` shows: the module's `agent` (an Agent, or a function returning one) when it exports one, else its registry. */
+export async function loadStudioTarget(modulePath: string | undefined, cwd: string): Promise<{ registry: ToolRegistry; agent?: unknown }> {
+  const { mod, shown } = await importModule(modulePath, cwd);
+  let agent: unknown = mod.agent ?? (isRecord(mod.default) ? mod.default.agent : undefined);
+  if (typeof agent === 'function' && !isAgent(agent)) agent = await produce(agent as () => unknown, shown, 'agent');
+  if (agent !== undefined && isAgent(agent)) {
+    loaded.add(agent.registry);
+    return { registry: agent.registry, agent };
+  }
+  return { registry: await registryOf(mod, shown) };
+}
+
+async function importModule(modulePath: string | undefined, cwd: string): Promise<{ mod: Record<string, unknown>; shown: string }> {
   const file = findModule(modulePath, cwd);
   const shown = relative(cwd, file) || file;
-
-  let mod: Record<string, unknown>;
   try {
-    mod = await loader(file).import<Record<string, unknown>>(file);
+    return { mod: await loader(file).import<Record<string, unknown>>(file), shown };
   } catch (error) {
     if (error instanceof CliError) throw error;
     const detail =
       error instanceof ToolwrightError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
     throw new CliError('MODULE_LOAD_FAILED', `Loading ${shown} failed: ${detail}`, EXIT.MODULE, { cause: error });
   }
+}
 
+async function produce(fn: () => unknown, shown: string, what: string): Promise<unknown> {
+  try {
+    return await fn();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new CliError('MODULE_LOAD_FAILED', `The ${what} export of ${shown} threw while creating it: ${detail}`, EXIT.MODULE, {
+      cause: error,
+    });
+  }
+}
+
+async function registryOf(mod: Record<string, unknown>, shown: string): Promise<ToolRegistry> {
   let candidate: unknown = mod.registry ?? mod.default;
   if (isRecord(candidate) && !isRegistry(candidate) && 'registry' in candidate) candidate = candidate.registry;
   if (typeof candidate === 'function' && !isRegistry(candidate)) {
@@ -166,6 +194,11 @@ function loadTypeScript(file: string): typeof TypeScript {
     `Loading ${file} (TypeScript) needs the typescript package: npm install --save-dev typescript. Or compile it and pass the .js file with --module.`,
     EXIT.MODULE,
   );
+}
+
+/** Duck-typed, as registries are. */
+function isAgent(value: unknown): value is { registry: ToolRegistry; stream: unknown } {
+  return isRecord(value) && typeof value.stream === 'function' && typeof value.run === 'function' && isRegistry(value.registry);
 }
 
 /** Duck-typed: the module may load toolwright from another path (src vs dist, a nested install). */

@@ -5,6 +5,7 @@ import { addFeatureCommands } from './commands/features';
 import { addListCommand } from './commands/list';
 import { addMcpCommand } from './commands/mcp';
 import { addNewCommand } from './commands/new';
+import { addStudioCommand } from './commands/studio';
 import { CliError, EXIT } from './errors';
 import { closeLoadedRegistries } from './load-registry';
 import { VERSION, type CliIO } from './options';
@@ -59,6 +60,7 @@ function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
   addCallCommand(program, io);
   addFeatureCommands(program, io);
   addMcpCommand(program, io);
+  addStudioCommand(program, io);
   addNewCommand(program, io, setExit);
   return program;
 }

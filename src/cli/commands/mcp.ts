@@ -63,7 +63,8 @@ async function loadMcp(): Promise<typeof import('../../mcp')> {
   }
 }
 
-function untilSignal(): Promise<void> {
+/** Resolves on Ctrl-C or a termination signal: when a long-running command should stop. */
+export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

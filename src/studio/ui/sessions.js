@@ -1,0 +1,4 @@
+// The Sessions page.
+export function mount(root, { el }) {
+  root.append(el('h1', {}, 'Sessions'));
+}

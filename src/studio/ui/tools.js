@@ -1,0 +1,4 @@
+// The Tools page.
+export function mount(root, { el }) {
+  root.append(el('h1', {}, 'Tools'));
+}
