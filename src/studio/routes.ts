@@ -21,6 +21,8 @@ export interface StudioContext {
   store?: SessionStore;
   /** The identity used when a request names none. */
   defaultIdentity: StudioIdentity;
+  /** Failures that are not the page's (a store that broke, a bug): `StudioOptions.onError`. */
+  report: (error: unknown) => void;
 }
 
 export interface StudioRequest {

@@ -46,16 +46,17 @@ export async function createStudio(target: ToolRegistry | Agent, options: Studio
   const token = options.token ?? newToken();
   if (token.length < 16) throw new ToolwrightConfigError('createStudio: token must be at least 16 characters.');
   const agent = isAgent(target) ? target : undefined;
+  const onError = options.onError ?? ((error: unknown) => process.emitWarning(error instanceof Error ? error : String(error)));
   const context: StudioContext = {
     registry: agent ? agent.registry : (target as ToolRegistry),
     agent,
     store: agent?.store ?? options.store,
     defaultIdentity: { userId: options.userId ?? 'studio', tenantId: options.tenantId },
+    report: onError,
   };
   const pages: StudioPageApi[] = PAGES.map((page) => page(context));
   const routes: StudioRoute[] = [infoRoute(context), ...pages.flatMap((page) => page.routes)];
   const assets = loadAssets();
-  const onError = options.onError ?? ((error: unknown) => process.emitWarning(error instanceof Error ? error : String(error)));
   const parts = { routes, assets, token, defaultIdentity: context.defaultIdentity, onError, hosts: new Set<string>() };
   const server = createServer((req, res) => {
     answer(parts, req, res).catch((error: unknown) => {
