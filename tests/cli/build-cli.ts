@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   closeSync,
+  cpSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -40,6 +41,8 @@ export interface BuiltCli {
   hostileFixture: string;
   /** The compiled tests/fixtures/features.config.js (resources, templates and prompts). */
   featuresFixture: string;
+  /** The compiled tests/fixtures/studio-agent.config.js (exports an `agent`). */
+  studioAgentFixture: string;
 }
 
 export function buildCli(): BuiltCli {
@@ -51,6 +54,7 @@ export function buildCli(): BuiltCli {
     remotePolicyFixture: join(target, 'tests', 'fixtures', 'remote-policy.config.js'),
     hostileFixture: join(target, 'tests', 'fixtures', 'hostile.config.js'),
     featuresFixture: join(target, 'tests', 'fixtures', 'features.config.js'),
+    studioAgentFixture: join(target, 'tests', 'fixtures', 'studio-agent.config.js'),
   };
   if (existsSync(join(target, 'ok'))) return built;
   mkdirSync(CACHE, { recursive: true });
@@ -90,6 +94,7 @@ function compile(target: string): void {
         join(ROOT, 'tests/fixtures/remote-policy.config.ts'),
         join(ROOT, 'tests/fixtures/hostile.config.ts'),
         join(ROOT, 'tests/fixtures/features.config.ts'),
+        join(ROOT, 'tests/fixtures/studio-agent.config.ts'),
       ],
       include: [],
     }),
@@ -102,6 +107,8 @@ function compile(target: string): void {
     rmSync(work, { recursive: true, force: true });
     throw new Error(`Building the CLI failed (tsc exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
   }
+  // The studio's page files are not TypeScript: copied as the package build copies them.
+  cpSync(join(ROOT, 'src/studio/ui'), join(work, 'src/studio/ui'), { recursive: true });
   writeFileSync(join(work, 'ok'), new Date().toISOString());
   rmSync(target, { recursive: true, force: true });
   renameSync(work, target);
@@ -131,6 +138,7 @@ function sourceHash(): string {
     join(ROOT, 'tests/fixtures/remote-policy.config.ts'),
     join(ROOT, 'tests/fixtures/hostile.config.ts'),
     join(ROOT, 'tests/fixtures/features.config.ts'),
+    join(ROOT, 'tests/fixtures/studio-agent.config.ts'),
     join(ROOT, 'tests/support/feature-fixtures.ts'),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
@@ -143,7 +151,7 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return walk(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    return /\.(ts|js|html|css)$/.test(entry.name) ? [path] : [];
   });
 }
 

@@ -183,10 +183,60 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
   it('prints help (exit 0) and rejects an unknown command (exit 2)', async () => {
     const help = await run('--help');
     expect(help.code).toBe(0);
-    for (const command of ['list', 'call', 'mcp', 'new']) expect(help.stdout).toContain(command);
+    for (const command of ['list', 'call', 'mcp', 'new', 'studio']) expect(help.stdout).toContain(command);
     const unknown = await run('deploy');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'deploy'");
+  });
+
+  describe('studio', () => {
+    let child: ChildProcess | undefined;
+
+    afterEach(() => {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+    });
+
+    /** Starts `toolwright studio` and resolves with the URL it prints. */
+    function startStudio(args: string[]): Promise<string> {
+      child = spawn(process.execPath, [cli.main, 'studio', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      return new Promise<string>((resolve, reject) => {
+        let out = '';
+        child!.stdout!.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          const match = /toolwright studio: (\S+)/.exec(out);
+          if (match) resolve(match[1]);
+        });
+        let err = '';
+        child!.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+        child!.once('exit', (code) => reject(new Error(`studio exited (${code}): ${out}${err}`)));
+      });
+    }
+
+    it('prints a loopback URL with a token, serves the page and the API behind it, and stops cleanly on SIGTERM', async () => {
+      const url = new URL(await startStudio(['--module', cli.fixture, '--user', 'ops', '--tenant', 't1']));
+      expect(url.hostname).toBe('127.0.0.1');
+      const token = url.searchParams.get('token')!;
+      expect(token).toMatch(/^[\w-]{32}$/);
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+      expect((await fetch(url)).status).toBe(200);
+      expect((await fetch(new URL('/api/info', url))).status).toBe(401);
+      const info = await fetch(new URL('/api/info', url), { headers: { authorization: `Bearer ${token}` } });
+      expect(await info.json()).toMatchObject({ tools: 3, agent: null, identity: { userId: 'ops', tenantId: 't1' } });
+      child!.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+
+    it("shows a module's exported agent (its chat) rather than the bare registry", async () => {
+      const url = new URL(await startStudio(['--module', cli.studioAgentFixture]));
+      const info = await fetch(new URL('/api/info', url), { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } });
+      expect(await info.json()).toMatchObject({ tools: 3, agent: { name: 'fixture-agent' } });
+    });
+
+    it('refuses to listen off loopback', async () => {
+      const result = await run('studio', '--module', cli.fixture, '--listen', '0.0.0.0:0');
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('loopback only');
+    });
   });
 
   describe('mcp --http', () => {

@@ -71,8 +71,26 @@ async function main(): Promise<void> {
     () => 'loaded',
     (error: unknown) => (error instanceof ToolwrightError ? { code: error.code, message: error.message } : String(error)),
   );
-  const loaded = Object.keys(require.cache).filter((file) => /node_modules[\\\\/](better-sqlite3|openai|@anthropic-ai|pg|ioredis)[\\\\/]/.test(file));
-  process.stdout.write(JSON.stringify({ result: JSON.parse(result), store, loaded }));
+  // The studio's code (and what it loads) is read only when a studio starts.
+  const loaded = Object.keys(require.cache).filter((file) =>
+    /node_modules[\\\\/](better-sqlite3|openai|@anthropic-ai|pg|ioredis|@opentelemetry|toolwright[\\\\/]dist[\\\\/]studio)[\\\\/]/.test(file),
+  );
+  process.stdout.write(JSON.stringify({ result: JSON.parse(result), store, loaded, studio: await studioServes() }));
+}
+
+/** The packed studio serves its page and API with the required dependencies only. */
+async function studioServes(): Promise<unknown> {
+  const { createStudio } = await import('toolwright/studio');
+  const studio = await createStudio(registry);
+  try {
+    const auth = { authorization: \`Bearer \${studio.token}\` };
+    const page = await fetch(studio.url);
+    const app = await fetch(\`\${studio.origin}/app.js\`);
+    const info = (await (await fetch(\`\${studio.origin}/api/info\`, { headers: auth })).json()) as { tools: number };
+    return { page: page.status, html: (await page.text()).includes('toolwright studio'), app: app.status, tools: info.tools };
+  } finally {
+    await studio.close();
+  }
 }
 void main();
 `;
@@ -160,6 +178,7 @@ describe('packed and installed into a new app', () => {
     const out = JSON.parse(run.stdout);
     expect(out.result).toEqual({ text: 'HI', session: 's-1' });
     expect(out.loaded).toEqual([]);
+    expect(out.studio).toEqual({ page: 200, html: true, app: 200, tools: 1 });
     if (defaultSqliteDriver() === 'node:sqlite') {
       // The default store without better-sqlite3 on a Node with node:sqlite: it just works, nothing native loaded.
       expect(out.store).toBe('loaded');
