@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ToolwrightError } from '../../errors/errors';
 import type { SessionKey } from '../../session/snapshots';
 import type { SessionStore } from '../../stores/store';
 import type { TaskRecord } from './task-record';
@@ -35,7 +36,8 @@ export class TaskStore {
   /** Writes a new task; resolves once it is durable (a tasks/get on any replica finds it). */
   async create(key: SessionKey, record: TaskRecord): Promise<void> {
     await this.store.claimSession(key, null);
-    if (!(await this.store.compareAndSetPendingRun(key, null, record))) throw new Error(`Task ${record.taskId} exists already.`);
+    if (!(await this.store.compareAndSetPendingRun(key, null, record)))
+      throw new ToolwrightError('STORE_UNAVAILABLE', `Task ${record.taskId} exists already.`);
   }
 
   /** The task, or undefined when there is none (or it outlived its ttl: then it is removed). */
@@ -63,6 +65,7 @@ export class TaskStore {
       if (!next) return current;
       if (await this.store.compareAndSetPendingRun(key, current, next)) return next;
     }
-    throw new Error(`Task ${key.sessionId} kept changing under ${CHANGE_ATTEMPTS} attempts to change it.`);
+    // Served as a 503 like an outage: the change did not happen and the client may try again.
+    throw new ToolwrightError('STORE_UNAVAILABLE', `Task ${key.sessionId} kept changing under ${CHANGE_ATTEMPTS} attempts to change it.`);
   }
 }
