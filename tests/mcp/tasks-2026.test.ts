@@ -6,7 +6,7 @@
  * resumes the call once, and a task is its creator's alone. Raw HTTP: the SDK's v1 client speaks no 2026-07-28.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskStore } from '../../src/mcp/tasks/task-store';
@@ -17,56 +17,17 @@ import { RedisStore } from '../../src/stores/redis.store';
 import { SqliteStore } from '../../src/stores/sqlite.store';
 import { startWorker, stopWorker } from '../support/mcp-processes';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { rpc2026, TASKS, traceIn, until } from '../support/mcp-2026';
 
 jest.setTimeout(60_000);
 
 const TOKENS = { 'token-alice': { userId: 'alice' }, 'token-bob': { userId: 'bob' } };
-const TASKS = 'io.modelcontextprotocol/tasks';
 const traces = mkdtempSync(join(tmpdir(), 'tw-task-traces-'));
 
 afterAll(() => rmSync(traces, { recursive: true, force: true }));
 
-interface Rpc {
-  status: number;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-/** One 2026-07-28 request, its headers matching its body. */
-async function rpc(url: string, token: string, method: string, params: Record<string, unknown>, declared = true): Promise<Rpc> {
-  const name = method === 'tools/call' ? params.name : params.taskId;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    authorization: `Bearer ${token}`,
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-  };
-  if (typeof name === 'string') headers['mcp-name'] = name;
-  const capabilities = declared ? { elicitation: {}, extensions: { [TASKS]: {} } } : { elicitation: {} };
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities };
-  const res = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }),
-  });
-  const body = (await res.json()) as Rpc;
-  return { status: res.status, result: body.result, error: body.error };
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function traceOf(mark: string): string[] {
-  const file = join(traces, mark);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
+const rpc = rpc2026;
+const traceOf = (mark: string) => traceIn(traces, mark);
 
 describe.each(['sqlite', 'redis', 'postgres'] as const)('MCP tasks across two processes on one %s store', (kind) => {
   let redis: RedisServer | undefined;

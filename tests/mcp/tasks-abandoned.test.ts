@@ -6,7 +6,7 @@
  * TASK_ABANDONED, once, however many replicas ask at the same moment.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { abandoned, heartbeatMs, leaseEnd } from '../../src/mcp/tasks/task-lease';
@@ -18,60 +18,20 @@ import { SqliteStore } from '../../src/stores/sqlite.store';
 import type { SessionStore } from '../../src/stores/store';
 import { startWorker, stopWorker } from '../support/mcp-processes';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../support/servers';
+import { pause, rpc2026, traceIn, until } from '../support/mcp-2026';
 
 jest.setTimeout(90_000);
 
 const HEARTBEAT_MS = 500;
 const LEASE_MS = 3 * HEARTBEAT_MS;
 const TOKENS = { 'token-alice': { userId: 'alice' } };
-const TASKS = 'io.modelcontextprotocol/tasks';
 const ALICE = { owner: '\u0000alice' };
 const traces = mkdtempSync(join(tmpdir(), 'tw-task-lease-traces-'));
 
 afterAll(() => rmSync(traces, { recursive: true, force: true }));
 
-interface Rpc {
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-/** One 2026-07-28 request from alice, declaring the tasks extension. */
-async function rpc(url: string, method: string, params: Record<string, unknown>): Promise<Rpc> {
-  const name = method === 'tools/call' ? params.name : params.taskId;
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS]: {} } },
-  };
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: 'Bearer token-alice',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': String(name),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }),
-  });
-  return (await res.json()) as Rpc;
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await pause(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function traceOf(mark: string): string[] {
-  const file = join(traces, mark);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
+const rpc = (url: string, method: string, params: Record<string, unknown>) => rpc2026(url, 'token-alice', method, params);
+const traceOf = (mark: string) => traceIn(traces, mark);
 
 const ABANDONED = {
   code: -32603,
