@@ -45,16 +45,18 @@ function labelText(el, name, schema, required) {
   );
 }
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 function hint(el, schema, id) {
   const notes = [];
   if (schema.description) notes.push(schema.description);
   const bounds = [];
   if (schema.minimum !== undefined) bounds.push(`≥ ${schema.minimum}`);
   if (schema.maximum !== undefined) bounds.push(`≤ ${schema.maximum}`);
-  if (schema.minLength !== undefined) bounds.push(`at least ${schema.minLength} characters`);
-  if (schema.maxLength !== undefined) bounds.push(`at most ${schema.maxLength} characters`);
-  if (schema.minItems !== undefined) bounds.push(`at least ${schema.minItems} items`);
-  if (schema.maxItems !== undefined) bounds.push(`at most ${schema.maxItems} items`);
+  if (schema.minLength !== undefined) bounds.push(`at least ${plural(schema.minLength, 'character')}`);
+  if (schema.maxLength !== undefined) bounds.push(`at most ${plural(schema.maxLength, 'character')}`);
+  if (schema.minItems !== undefined) bounds.push(`at least ${plural(schema.minItems, 'item')}`);
+  if (schema.maxItems !== undefined) bounds.push(`at most ${plural(schema.maxItems, 'item')}`);
   if (schema.type === 'integer') bounds.push('a whole number');
   if (bounds.length) notes.push(`(${bounds.join(', ')})`);
   return notes.length ? el('span', { class: 'hint', id }, notes.join(' ')) : null;

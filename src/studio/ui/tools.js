@@ -254,6 +254,9 @@ function target(fields, path) {
 
 let errorIds = 0;
 
+/** The validator's message, with the path it names when the message does not say it already. */
+const said = (path, message) => (path && message.includes(path) ? message : `${path || 'arguments'}: ${message}`);
+
 function showFieldErrors(studio, form, summary, error) {
   const { el } = studio;
   const fields = new Map();
@@ -288,14 +291,10 @@ function showFieldErrors(studio, form, summary, error) {
     node.setAttribute('aria-describedby', [node.dataset.hint, id].filter(Boolean).join(' '));
     const focusable = isGroup ? (node.querySelector('input, select, textarea, button') ?? node) : node;
     items.push(
-      el(
-        'li',
-        {},
-        el('button', { type: 'button', class: 'link', onclick: () => focusable.focus() }, `${path || 'arguments'}: ${messages.join(' ')}`),
-      ),
+      el('li', {}, el('button', { type: 'button', class: 'link', onclick: () => focusable.focus() }, said(path, messages.join(' ')))),
     );
   }
-  for (const e of loose) items.push(el('li', {}, `${e.path || 'arguments'}: ${e.message}`));
+  for (const e of loose) items.push(el('li', {}, said(e.path, e.message)));
   const count = error.errors.length + (error.omitted ?? 0);
   summary.hidden = false;
   summary.replaceChildren(
