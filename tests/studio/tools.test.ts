@@ -33,7 +33,7 @@ async function open(studio: Studio, hash = '#/tools'): Promise<Page> {
   return page;
 }
 
-const focusedId = (page: Page) => page.evaluate('document.activeElement?.id') as Promise<string | undefined>;
+const focusedId = (page: Page) => page.evaluate<string | undefined>('document.activeElement?.id');
 
 test('process_refund: reached with the keyboard, a bad amount shows on its field, the fixed call shows the result', async () => {
   const page = await open(support);
@@ -42,7 +42,7 @@ test('process_refund: reached with the keyboard, a bad amount shows on its field
   await tabTo(page, '.tool-list a');
   // Arrow keys move through the list; Enter opens the tool, and focus lands on its title.
   for (let i = 0; i < 10; i++) {
-    const text = (await page.evaluate('document.activeElement?.textContent')) as string;
+    const text = await page.evaluate<string>('document.activeElement?.textContent');
     if (text.startsWith('process_refund')) break;
     await page.keyboard.press('ArrowDown');
   }
@@ -206,7 +206,7 @@ test('a form with nested objects, arrays of objects and of strings, enums, boole
   await page.getByRole('button', { name: 'Call plan_shipment' }).click();
   await page.getByRole('heading', { level: 3, name: 'Result' }).waitFor();
   const answer = JSON.parse((await page.locator('.result pre').textContent())!);
-  const deliverBy = (await page.evaluate("new Date('2026-12-30T10:15:00').toISOString()")) as string;
+  const deliverBy = await page.evaluate<string>("new Date('2026-12-30T10:15:00').toISOString()");
   expect(answer).toEqual({
     planned: true,
     city: 'Berlin',
