@@ -71,6 +71,8 @@ async function callTool({ registry }: StudioContext, request: StudioRequest): Pr
     }
     const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
     if (typeof retryAfter === 'number') answer.retryAfter = retryAfter;
+    // The developer sees the whole message; the model would be told this (a tool's own failure redacted).
+    answer.modelSees = parseResult(error.toToolResult());
     return { status: CALL_STATUS[error.code], json: { error: answer } };
   }
 }

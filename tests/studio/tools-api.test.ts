@@ -4,6 +4,7 @@
  * requests answered with a typed error.
  */
 import 'reflect-metadata';
+import { Tool, ToolRegistry, type ToolInterface } from 'toolwright';
 import { createStudio, type Studio } from 'toolwright/studio';
 import { createSupportApp } from '../../samples/tools';
 import { fixtureRegistry, wipes } from './tools-fixture';
@@ -170,5 +171,41 @@ describe('POST /api/tools/:name/call', () => {
   test('without the token nothing is answered', async () => {
     const res = await fetch(`${support.origin}/api/tools`);
     expect(res.status).toBe(401);
+  });
+});
+
+describe('a tool that fails', () => {
+  class NoInput {}
+  @Tool({ name: 'explode', description: 'Throws', input: NoInput })
+  class ExplodeTool implements ToolInterface<NoInput> {
+    execute(): never {
+      throw new Error('secret connection string in here');
+    }
+  }
+  @Tool({ name: 'hang', description: 'Never answers', input: NoInput, timeoutMs: 50 })
+  class HangTool implements ToolInterface<NoInput> {
+    execute(): Promise<never> {
+      return new Promise(() => undefined);
+    }
+  }
+
+  test('is answered with its typed error (TOOL_FAILED redacted, TOOL_TIMEOUT), not a 500', async () => {
+    const reported: unknown[] = [];
+    const studio = await createStudio(ToolRegistry.build({ tools: [ExplodeTool, HangTool] }), { onError: (e) => reported.push(e) });
+    try {
+      const exploded = await call(studio, 'explode', {});
+      expect(exploded.status).toBe(502);
+      expect(exploded.json.error.code).toBe('TOOL_FAILED');
+      // The developer is shown the failure; what the model would be told is redacted, as on every surface.
+      expect(exploded.json.error.message).toContain('secret connection string');
+      expect(exploded.json.error.modelSees).toMatchObject({ status: 'error', code: 'TOOL_FAILED' });
+      expect(JSON.stringify(exploded.json.error.modelSees)).not.toContain('secret');
+      const hung = await call(studio, 'hang', {});
+      expect(hung.status).toBe(504);
+      expect(hung.json.error.code).toBe('TOOL_TIMEOUT');
+      expect(reported).toEqual([]);
+    } finally {
+      await studio.close();
+    }
   });
 });

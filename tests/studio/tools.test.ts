@@ -229,7 +229,11 @@ test('a tool that needs approval is refused in the page and does not run', async
   await page.getByLabel(/^account/).fill('acct-7');
   await page.getByRole('button', { name: 'Call wipe_account' }).click();
   await page.getByRole('heading', { level: 3, name: 'Error' }).waitFor();
-  expect(await page.locator('.result').textContent()).toContain('APPROVAL_REQUIRED');
+  expect(await page.locator('.result p.error').textContent()).toMatch(/^APPROVAL_REQUIRED: Tool "wipe_account" needs a human's approval/);
+  // What the model would be told, behind a disclosure opened with the keyboard.
+  await page.locator('.result summary').focus();
+  await page.keyboard.press('Enter');
+  expect(JSON.parse((await page.locator('.result details pre').textContent())!)).toMatchObject({ code: 'APPROVAL_REQUIRED' });
   expect(wipes.count).toBe(before);
   expect(await axeViolations(page)).toEqual([]);
   await page.context().close();

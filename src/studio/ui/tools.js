@@ -198,7 +198,7 @@ function callSection(studio, tool) {
         error.code === 'APPROVAL_REQUIRED'
           ? ' The studio runs no call without its approval: run it through an agent (the Chat page), where a person approves it.'
           : '';
-      showResult(el, result, 'Error', `${error.code}: ${error.message}${advice}`, 'error', studio, tool);
+      showResult(el, result, 'Error', `${error.code}: ${error.message}${advice}`, 'error', studio, tool, error.modelSees);
     } finally {
       submit.disabled = false;
     }
@@ -218,7 +218,7 @@ function callSection(studio, tool) {
   );
 }
 
-function showResult(el, result, title, text, kind, studio, tool) {
+function showResult(el, result, title, text, kind, studio, tool, modelSees) {
   result.hidden = false;
   result.className = `result ${kind}`;
   result.replaceChildren(
@@ -226,6 +226,14 @@ function showResult(el, result, title, text, kind, studio, tool) {
     kind === 'ok'
       ? el('pre', { tabindex: '0', role: 'group', 'aria-labelledby': 'result-title' }, text)
       : el('p', { class: 'error' }, text),
+    modelSees === undefined
+      ? null
+      : el(
+          'details',
+          {},
+          el('summary', {}, 'What the model would be told'),
+          el('pre', { tabindex: '0' }, JSON.stringify(modelSees, null, 2)),
+        ),
   );
   studio.announce(kind === 'ok' ? `${tool.name} answered.` : `${tool.name} failed: ${text}`);
 }
