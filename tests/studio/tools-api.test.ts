@@ -209,3 +209,26 @@ describe('a tool that fails', () => {
     }
   });
 });
+
+describe('huge and deep arguments', () => {
+  test('deeply nested arguments get a typed error, not a 500', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const { status, json } = await request(support, '/api/tools/process_refund/call', {
+      method: 'POST',
+      body: `{"args": {"reason": "x", "order_id": ${deep}}}`,
+    });
+    // The registry's own limit, as on every surface: the arguments as a whole are named.
+    expect(status).toBe(422);
+    expect(json.error.code).toBe('INVALID_ARGUMENTS');
+    expect(json.error.errors).toEqual([expect.objectContaining({ path: '', constraint: 'maxDepth' })]);
+  });
+
+  test('a body over the limit is refused with 413', async () => {
+    const { status, json } = await request(support, '/api/tools/process_refund/call', {
+      method: 'POST',
+      body: JSON.stringify({ args: { reason: 'x'.repeat(2 * 1024 * 1024) } }),
+    });
+    expect(status).toBe(413);
+    expect(json.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
