@@ -84,6 +84,8 @@ test('process_refund: reached with the keyboard, a bad amount shows on its field
   await result.waitFor();
   const answer = JSON.parse((await page.locator('.result pre').textContent())!);
   expect(answer).toMatchObject({ status: 'success', order_id: 'A-100', amount_cents: 1250, currency: 'USD' });
+  // The panel holds the title and the answer, nothing else.
+  expect(await page.locator('.result').textContent()).toBe(`Result${await page.locator('.result pre').textContent()}`);
   expect(await page.locator('.field-error').count()).toBe(0);
   expect(await amount.getAttribute('aria-invalid')).toBeNull();
   expect(await page.locator('.error-summary').isHidden()).toBe(true);

@@ -222,18 +222,20 @@ function showResult(el, result, title, text, kind, studio, tool, modelSees) {
   result.hidden = false;
   result.className = `result ${kind}`;
   result.replaceChildren(
-    el('h3', { id: 'result-title' }, title),
-    kind === 'ok'
-      ? el('pre', { tabindex: '0', role: 'group', 'aria-labelledby': 'result-title' }, text)
-      : el('p', { class: 'error' }, text),
-    modelSees === undefined
-      ? null
-      : el(
-          'details',
-          {},
-          el('summary', {}, 'What the model would be told'),
-          el('pre', { tabindex: '0' }, JSON.stringify(modelSees, null, 2)),
-        ),
+    ...[
+      el('h3', { id: 'result-title' }, title),
+      kind === 'ok'
+        ? el('pre', { tabindex: '0', role: 'group', 'aria-labelledby': 'result-title' }, text)
+        : el('p', { class: 'error' }, text),
+      modelSees === undefined
+        ? null
+        : el(
+            'details',
+            {},
+            el('summary', {}, 'What the model would be told'),
+            el('pre', { tabindex: '0' }, JSON.stringify(modelSees, null, 2)),
+          ),
+    ].filter(Boolean),
   );
   studio.announce(kind === 'ok' ? `${tool.name} answered.` : `${tool.name} failed: ${text}`);
 }
