@@ -70,10 +70,7 @@ export function mount(root, studio, rest) {
   async function start() {
     const info = await studio.api('/api/info');
     if (!info.json.agent) {
-      form.hidden = true;
-      newChat.hidden = true;
-      idLine.hidden = true;
-      logBox.hidden = true;
+      for (const node of [form, newChat, idLine, logBox]) node.remove();
       root.append(
         el(
           'p',
@@ -281,7 +278,8 @@ export function mount(root, studio, rest) {
     if (part.approval?.arguments !== undefined)
       box.append(el('h4', {}, 'Approved with arguments'), el('pre', {}, pretty(part.approval.arguments)));
     if (state === 'output-available') box.append(el('h4', {}, 'Result'), el('pre', {}, pretty(part.output)));
-    if (state === 'output-error') box.append(el('h4', {}, 'Error'), el('pre', { class: 'chat-tool-error' }, part.errorText));
+    if (state === 'output-error')
+      box.append(el('h4', {}, 'Error'), el('pre', { class: 'chat-tool-error' }, pretty(jsonOrText(part.errorText))));
     if (state === 'output-denied' || part.approval?.approved === false)
       box.append(el('p', {}, `Rejected${part.approval?.reason ? `: ${part.approval.reason}` : '.'}`));
     if (state === 'approval-requested' && !busy) box.append(approvalControls(part, message));
@@ -432,6 +430,15 @@ function textOf(message) {
     .filter((p) => p.type === 'text')
     .map((p) => p.text)
     .join(' ');
+}
+
+/** A tool's error as the model saw it is compact JSON: shown indented, like arguments and results. */
+function jsonOrText(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function pretty(value) {
