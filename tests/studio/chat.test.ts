@@ -177,6 +177,25 @@ test('a pending approval survives a reload, and is approved with the keyboard al
   await page.context().close();
 });
 
+test('streamed text is shown as it arrives, before the run ends', async () => {
+  const slow = await createStudio(createStudioDesk({ store, shop, model: supportDeskModel({ chunkDelayMs: 120 }) }), ALICE);
+  try {
+    const page = await newPage(browser);
+    await page.goto(`${slow.url}#/chat/chat-stream`);
+    await say(page, 'Hi, it is Alice.');
+    const full = 'Hello Alice, nice to meet you! How can I help?';
+    // Part of the answer on the page, not all of it yet: the deltas are applied as they come.
+    await page.waitForFunction((text) => {
+      const shown = (globalThis as any).document.querySelector('.chat-assistant .chat-text')?.textContent ?? '';
+      return shown.length > 0 && shown.length < text.length && text.startsWith(shown);
+    }, full);
+    await log(page).getByText(full, { exact: true }).waitFor();
+    await page.context().close();
+  } finally {
+    await slow.close();
+  }
+});
+
 test('"New chat" starts a chat of its own id; #/chat alone gets one', async () => {
   const page = await openChat('chat-new');
   await say(page, 'Hi, it is Alice.');
