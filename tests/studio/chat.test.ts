@@ -177,7 +177,7 @@ test('a pending approval survives a reload, and is approved with the keyboard al
   await page.context().close();
 });
 
-test('streamed text is shown as it arrives, before the run ends', async () => {
+test('streamed text is shown as it arrives, before the run ends; Stop gives the request up and the chat goes on', async () => {
   const slow = await createStudio(createStudioDesk({ store, shop, model: supportDeskModel({ chunkDelayMs: 120 }) }), ALICE);
   try {
     const page = await newPage(browser);
@@ -190,6 +190,17 @@ test('streamed text is shown as it arrives, before the run ends', async () => {
       return shown.length > 0 && shown.length < text.length && text.startsWith(shown);
     }, full);
     await log(page).getByText(full, { exact: true }).waitFor();
+
+    // Stop, mid-answer: the request is given up (the handler cancels the run), and the chat goes on.
+    await say(page, 'Where is my order A-100?');
+    await log(page).getByText('Order A-100: 59.90 USD, shipped.').waitFor();
+    await say(page, 'Hi, it is Alice.');
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.chat-assistant .chat-text').length === 3);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('alert').getByText('Stopped.').waitFor();
+    await expect(page.getByRole('button', { name: 'Send' }).isEnabled()).resolves.toBe(true);
+    await say(page, 'And what about order A-200?');
+    await log(page).getByText('I am sorry, I cannot share anything about that order: it is not on your account.').waitFor();
     await page.context().close();
   } finally {
     await slow.close();
