@@ -105,6 +105,11 @@ test('a run to an approval, approved in the page: the refund is made once, and a
 test('rejected with a reason: nothing is refunded, the model is told the reason, and the page shows it', async () => {
   const page = await openChat('chat-reject');
   await toApproval(page);
+  // Escape leaves the rejection unsent: the three buttons are back, focus on Approve.
+  await page.getByRole('button', { name: 'Reject' }).click();
+  await page.getByLabel('Reason (optional)').press('Escape');
+  await expect(page.evaluate('document.activeElement?.textContent')).resolves.toBe('Approve');
+  expect(await page.getByLabel('Reason (optional)').count()).toBe(0);
   await page.getByRole('button', { name: 'Reject' }).click();
   await page.getByLabel('Reason (optional)').fill('Send the mug back first');
   await page.getByRole('button', { name: 'Send rejection' }).click();

@@ -298,6 +298,13 @@ export function mount(root, studio, rest) {
       el('button', { type: 'button', class: 'danger', onclick: () => showReject() }, 'Reject'),
     );
     controls.append(buttons);
+    // Escape leaves an edit or a rejection unsent, back to the three buttons.
+    controls.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && !controls.contains(buttons)) {
+        e.preventDefault();
+        cancel();
+      }
+    });
     return controls;
 
     function showEdit() {
