@@ -19,8 +19,8 @@ type Step = Exclude<ScriptedStep, { error: Error }>;
  * real model would — it answers the user's message, reads tool results, and corrects its own
  * call after an INVALID_ARGUMENTS error.
  */
-export function supportDeskModel(): ScriptedModel {
-  return new ScriptedModel((request) => nextStep(request), { name: 'scripted-support-desk' });
+export function supportDeskModel(options: { chunkDelayMs?: number } = {}): ScriptedModel {
+  return new ScriptedModel((request) => nextStep(request), { name: 'scripted-support-desk', ...options });
 }
 
 function nextStep(request: ModelRequest): ScriptedStep {

@@ -161,7 +161,7 @@ function inputAnswer(output: unknown): InputDecision | undefined {
 }
 
 function approvalDecision(toolCallId: string, value: unknown): ApprovalDecision {
-  const approval = value as { id?: unknown; approved?: unknown; reason?: unknown } | null | undefined;
+  const approval = value as { id?: unknown; approved?: unknown; reason?: unknown; arguments?: unknown } | null | undefined;
   if (typeof approval !== 'object' || approval === null || typeof approval.approved !== 'boolean')
     throw new ChatRequestError(400, `The approval response for "${toolCallId}" has no boolean "approved".`);
   if (approval.id !== approvalIdOf(toolCallId))
@@ -170,5 +170,11 @@ function approvalDecision(toolCallId: string, value: unknown): ApprovalDecision 
       `The approval response for "${toolCallId}" names approval ${JSON.stringify(approval.id)}, which this server did not ask for.`,
     );
   const reason = typeof approval.reason === 'string' && approval.reason.trim() !== '' ? approval.reason : 'The user denied this tool call.';
-  return approval.approved ? { approve: true } : { approve: false, reason };
+  if (!approval.approved) return { approve: false, reason };
+  // The approver's edited arguments (the Agent validates them before deciding: INVALID_APPROVAL, 409).
+  const edited = approval.arguments;
+  if (edited === undefined) return { approve: true };
+  if (typeof edited !== 'string' && (typeof edited !== 'object' || edited === null || Array.isArray(edited)))
+    throw new ChatRequestError(400, `The approval response for "${toolCallId}" has "arguments" that are not an object (or its JSON).`);
+  return { approve: true, arguments: edited as string | Record<string, unknown> };
 }

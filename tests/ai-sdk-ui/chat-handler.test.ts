@@ -234,6 +234,46 @@ describe('createChatHandler with the AI SDK chat client (useChat without React)'
     expect(chat.messages).toHaveLength(2);
   });
 
+  it('an approval response carrying edited "arguments" (object or JSON text) goes to the run as an edit; other shapes are 400', async () => {
+    const agent = new FakeAgent(pausingRun);
+    agent.resumeResult = ({ sessionId }) => runResult(sessionId);
+    const url = await serve(agent);
+    const decide = (approval: Record<string, unknown>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user': 'alice' },
+        body: JSON.stringify({
+          id: 'chat-edit',
+          messages: [
+            {
+              id: 'a1',
+              role: 'assistant',
+              parts: [{ type: 'tool-process_refund', toolCallId: 'c9', state: 'approval-responded', input: {}, approval }],
+            },
+          ],
+        }),
+      });
+    for (const edited of [{ order_id: 'A-2' }, '{"order_id":"A-2"}']) {
+      const res = await decide({ id: 'c9', approved: true, arguments: edited });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    expect(agent.resumes.map((r) => r.decisions)).toEqual([
+      { c9: { approve: true, arguments: { order_id: 'A-2' } } },
+      { c9: { approve: true, arguments: '{"order_id":"A-2"}' } },
+    ]);
+    for (const edited of [null, [1], 7]) {
+      const res = await decide({ id: 'c9', approved: true, arguments: edited });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: 'INVALID_REQUEST', message: expect.stringContaining('"arguments"') } });
+    }
+    // A rejection's arguments are not an edit: nothing to run.
+    const rejected = await decide({ id: 'c9', approved: false, reason: 'No', arguments: { order_id: 'A-3' } });
+    await rejected.text();
+    expect(agent.resumes.at(-1)?.decisions).toEqual({ c9: { approve: false, reason: 'No' } });
+    expect(agent.resumes).toHaveLength(3);
+  });
+
   it('approvals can be refused to the chat user (approver resolver returns null): 403, nothing decided', async () => {
     const agent = new FakeAgent(pausingRun);
     agent.resumeResult = ({ sessionId }) => runResult(sessionId);
