@@ -37,7 +37,8 @@ function list(collector: TraceCollector, query: URLSearchParams) {
 }
 
 function one(collector: TraceCollector, traceId: string) {
-  if (!TRACE_ID.test(traceId)) throw new InvalidIdError('trace id', 'not 32 lowercase hex digits', 'A trace id is 32 lowercase hex digits.');
+  if (!TRACE_ID.test(traceId))
+    throw new InvalidIdError('trace id', 'not 32 lowercase hex digits', 'A trace id is 32 lowercase hex digits.');
   const stored = collector.buffer?.get(traceId);
   // RUN_NOT_FOUND (404): a trace is one run's record; it may also have been dropped from the buffer.
   if (!stored || stored.spans.length === 0)

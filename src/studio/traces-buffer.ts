@@ -116,7 +116,7 @@ export class TraceBuffer implements SpanProcessor {
       kind: KINDS[span.kind] ?? 'internal',
       start: millis(span.startTime),
       end: millis(span.endTime),
-      status: span.status.code === STATUS_ERROR ? 'error' : span.status.code === STATUS_OK ? 'ok' : 'unset',
+      status: statusOf(span.status.code),
       attributes: this.attributes(span.attributes),
       events: span.events.map((e) => ({ name: e.name, time: millis(e.time), attributes: this.attributes(e.attributes ?? {}) })),
     };
@@ -138,6 +138,10 @@ export class TraceBuffer implements SpanProcessor {
     const max = this.limits.attributeChars;
     return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
   }
+}
+
+function statusOf(code: number): SpanRecord['status'] {
+  return code === STATUS_ERROR ? 'error' : code === STATUS_OK ? 'ok' : 'unset';
 }
 
 /** An HrTime (`[seconds, nanoseconds]`) in epoch milliseconds. */
