@@ -12,12 +12,14 @@ import { context, ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import type { Browser } from 'playwright-core';
-import { AgentContext } from 'toolwright';
+import { Agent, AgentContext, InMemoryStore, ScriptedModel } from 'toolwright';
 import { createStudio } from 'toolwright/studio';
 import { createSupportApp } from '../../samples/tools';
 import { tracesPageWith } from '../../src/studio/traces-api';
 import { TraceBuffer } from '../../src/studio/traces-buffer';
 import type { StudioContext, StudioRequest } from '../../src/studio/routes';
+import * as asyncHooksV1 from '@opentelemetry/context-async-hooks-v1';
+import * as sdkV1 from '@opentelemetry/sdk-trace-base-v1';
 import { axeViolations, launchBrowser, newPage } from '../support/studio-browser';
 import { startTracing } from '../support/tracing';
 
@@ -120,6 +122,80 @@ test('the SDK packages cannot be loaded: nothing is registered and the page name
     await tab.context().close();
   } finally {
     await studio.close();
+  }
+});
+
+/** A run of a small agent over the sample tools: an invoke_agent span, two chat spans, one execute_tool span. */
+async function runDesk(): Promise<void> {
+  const agent = new Agent({
+    name: 'desk',
+    model: new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'order_lookup', arguments: { order_id: 'A-100' } }] }, { text: 'Shipped.' }]),
+    tools: createSupportApp().registry,
+    store: new InMemoryStore(),
+    errorPolicy: 'redact',
+  });
+  expect((await agent.run('Where is A-100?', { sessionId: 'v1', userId: 'alice' })).status).toBe('completed');
+}
+
+/** The page's API answers, called in-process. */
+async function answers(page: ReturnType<ReturnType<typeof tracesPageWith>>) {
+  const list = (await page.routes.find((r) => r.path === '/api/traces')!.handle!(request())).json as any;
+  const traceId = list.traces[0]?.traceId as string | undefined;
+  const one = traceId
+    ? ((await page.routes.find((r) => r.path === '/api/traces/:traceId')!.handle!({ ...request(), params: { traceId } })).json as any)
+    : undefined;
+  return { list, one };
+}
+
+// The previous major of the SDK (1.x, installed under an alias): the loader hands it to the studio.
+const SDK_V1: Record<string, unknown> = {
+  '@opentelemetry/api': otelApi,
+  '@opentelemetry/sdk-trace-base': sdkV1,
+  '@opentelemetry/context-async-hooks': asyncHooksV1,
+};
+
+test('SDK 1 (the previous major): the studio registers a provider built with it, spans nest, close() unregisters it', async () => {
+  const page = tracesPageWith((name) => SDK_V1[name])({} as StudioContext);
+  expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegate()).toBeInstanceOf(sdkV1.BasicTracerProvider);
+  await runDesk();
+  const { list, one } = await answers(page);
+  expect(list.collector.mode).toBe('in-process');
+  expect(list.traces[0]).toMatchObject({ name: 'invoke_agent desk', agent: 'desk', spanCount: 4, status: 'ok' });
+  expect(one.spans.map((s: any) => [s.depth, s.name])).toEqual([
+    [0, 'invoke_agent desk'],
+    [1, 'chat scripted'],
+    [1, 'execute_tool order_lookup'],
+    [1, 'chat scripted'],
+  ]);
+  expect(one.spans[1].parentSpanId).toBe(one.spans[0].spanId);
+  await page.close!();
+  expect(registrations()?.trace).toBeUndefined();
+  expect(registrations()?.context).toBeUndefined();
+});
+
+test('an app’s SDK 1 provider takes the page’s processor too: its spans go to the app and show here; after close only to the app', async () => {
+  const provider = new sdkV1.BasicTracerProvider();
+  const exporter = new sdkV1.InMemorySpanExporter();
+  provider.addSpanProcessor(new sdkV1.SimpleSpanProcessor(exporter));
+  const manager = new asyncHooksV1.AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(manager);
+  trace.setGlobalTracerProvider(provider);
+  try {
+    const page = tracesPageWith()({} as StudioContext);
+    await runDesk();
+    const { list } = await answers(page);
+    expect(list.collector).toEqual({ mode: 'app-collector', shown: true, kept: { traces: 100, spansPerTrace: 500 } });
+    expect(list.traces.map((t: any) => t.name)).toEqual(['invoke_agent desk']);
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toContain('invoke_agent desk');
+    await page.close!();
+    expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegate()).toBe(provider);
+    await runDesk();
+    expect((await answers(page)).list.traces).toHaveLength(1);
+    expect(exporter.getFinishedSpans().filter((s) => s.name === 'invoke_agent desk')).toHaveLength(2);
+  } finally {
+    trace.disable();
+    context.disable();
+    await provider.shutdown();
   }
 });
 
