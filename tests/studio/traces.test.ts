@@ -8,7 +8,7 @@ import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { IsString, MinLength } from 'class-validator';
 import type { Browser, Page } from 'playwright-core';
-import { Agent, InMemoryStore, Param, ScriptedModel, Tool } from 'toolwright';
+import { Agent, AgentContext, InMemoryStore, Param, ScriptedModel, Tool, type ToolRegistry } from 'toolwright';
 import { createStudio, type Studio } from 'toolwright/studio';
 import { axeViolations, launchBrowser, newPage, screenshot, tabTo } from '../support/studio-browser';
 
@@ -47,6 +47,7 @@ const script = () =>
 let browser: Browser;
 let studio: Studio | undefined;
 let traceId: string;
+let registry: ToolRegistry;
 
 const get = (path: string, token = studio!.token) => fetch(`${studio!.origin}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -59,6 +60,7 @@ beforeAll(async () => {
     store: new InMemoryStore(),
     errorPolicy: 'redact',
   });
+  registry = agent.registry;
   studio = await createStudio(agent);
   const result = await agent.run('Charge order A-1', { sessionId: 'traces-1', userId: 'alice' });
   expect(result.status).toBe('completed');
@@ -113,6 +115,19 @@ test('GET /api/traces/:traceId: the spans in tree order, with offsets, status, e
   expect(root.durationMs).toBeGreaterThanOrEqual(Math.max(...children.map((s) => s.endOffsetMs)) - 0.001);
 });
 
+test('a tool called outside a run (as the Tools page does) is a trace of its own, named by its tool', async () => {
+  await registry.call('lookup_order', { order_id: 'B-7' }, new AgentContext({ sessionId: 'tools-page', userId: 'studio' }));
+  const body = (await (await get('/api/traces')).json()) as { traces: Array<Record<string, any>> };
+  expect(body.traces[0]).toMatchObject({
+    name: 'execute_tool lookup_order',
+    tool: 'lookup_order',
+    agent: null,
+    tokens: null,
+    spanCount: 1,
+  });
+  expect(body.traces[1].traceId).toBe(traceId);
+});
+
 test('bad input gets a typed error: unknown trace 404, malformed id 400, bad limit 400, no token 401', async () => {
   const unknown = await get(`/api/traces/${'0'.repeat(31)}1`);
   expect(unknown.status).toBe(404);
@@ -143,7 +158,7 @@ test('keyboard only: from the list into the trace, then a span’s details; the 
   await screenshot(page, 'traces-list');
 
   await page.locator('body').focus();
-  await tabTo(page, 'a.trace-link');
+  await tabTo(page, `a.trace-link[href="#/traces/${traceId}"]`);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { level: 1, name: 'Trace: invoke_agent clerk' }).waitFor();
   expect(page.url()).toContain(`#/traces/${traceId}`);
@@ -234,7 +249,11 @@ test('a new run appears after Refresh', async () => {
   await page.getByRole('button', { name: 'Refresh' }).click();
   await page.getByRole('link', { name: 'invoke_agent second' }).waitFor();
   // Newest first.
-  expect(await page.locator('a.trace-link').allTextContents()).toEqual(['invoke_agent second', 'invoke_agent clerk']);
+  expect(await page.locator('a.trace-link').allTextContents()).toEqual([
+    'invoke_agent second',
+    'execute_tool lookup_order',
+    'invoke_agent clerk',
+  ]);
   await page.context().close();
 });
 

@@ -35,7 +35,14 @@ async function showList(root, studio) {
 
 function collectorNote(el, collector) {
   if (collector.mode === 'in-process') {
-    return [el('p', { class: 'muted' }, `Spans of this process, kept in memory: the last ${collector.kept.traces} traces.`)];
+    return [
+      el(
+        'p',
+        { class: 'muted' },
+        `Spans of this process, kept in memory: the last ${collector.kept.traces} traces. ` +
+          'To send them to a collector instead, register your tracer provider before the studio starts.',
+      ),
+    ];
   }
   if (collector.mode === 'app-collector') {
     return [
