@@ -32,7 +32,8 @@ function list(collector: TraceCollector, query: URLSearchParams) {
     throw new ToolwrightError('INVALID_REQUEST', 'limit is a whole number of traces, at least 1.');
   const traces: TraceSummary[] = [];
   for (const [traceId, stored] of collector.buffer?.all() ?? []) if (stored.spans.length > 0) traces.push(summarize(traceId, stored));
-  traces.sort((a, b) => (a.startTime < b.startTime ? 1 : a.startTime > b.startTime ? -1 : 0));
+  // Newest first; traces started in the same millisecond stay newest-seen first (the sort is stable).
+  traces.reverse().sort((a, b) => (a.startTime < b.startTime ? 1 : a.startTime > b.startTime ? -1 : 0));
   return { collector: collectorInfo(collector), traces: traces.slice(0, limit) };
 }
 
