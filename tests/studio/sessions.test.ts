@@ -237,6 +237,15 @@ test('over HTTP: lists and reads as the page does; unknown ids 404; bad paramete
     expect([path, answer.status, answer.json.error?.code]).toEqual([path, status, code]);
     expect(typeof answer.json.error.message).toBe('string');
   }
+  // A studio given the store but no agent reads the paused run as stored: the same approval, the same decider.
+  const storeOnly = await createStudio(ToolRegistry.build({ tools: [LookupTool] }), { store });
+  try {
+    const stored = await api(storeOnly, '/api/sessions/order-chat?tenant=acme');
+    expect(stored.json.pausedRun).toEqual(one.json.pausedRun);
+    expect(stored.json.history).toEqual(one.json.history);
+  } finally {
+    await storeOnly.close();
+  }
   // Without the token: refused before anything is read.
   expect((await fetch(`${studio.origin}/api/sessions?tenant=acme`)).status).toBe(401);
 });
