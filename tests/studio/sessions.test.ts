@@ -190,6 +190,24 @@ test('opens a session by keyboard: history with tool calls and results, state, t
   await page.context().close();
 });
 
+test('a tenant with more sessions than a page: the next page by a "More sessions" button, none repeated', async () => {
+  const ids = Array.from({ length: 53 }, (_, i) => `busy-${String(i).padStart(2, '0')}`);
+  for (const sessionId of ids) await store.claimSession({ sessionId, tenantId: 'busy' }, 'carol');
+  const page = await openSessions(studio);
+  await page.getByLabel('Filter by tenant').fill('busy');
+  await page.getByLabel('Filter by user').fill('');
+  await page.getByLabel('Filter by user').press('Enter');
+  const links = page.getByRole('table', { name: 'Sessions' }).getByRole('link');
+  await page.getByRole('button', { name: 'More sessions' }).waitFor();
+  expect(await links.count()).toBe(50);
+  await page.getByRole('button', { name: 'More sessions' }).focus();
+  await page.keyboard.press('Enter');
+  await links.nth(52).waitFor();
+  expect(await links.allInnerTexts()).toEqual(ids);
+  expect(await page.getByRole('button', { name: 'More sessions' }).count()).toBe(0);
+  await page.context().close();
+});
+
 test('a session that is not stored shows the typed error in the page, announced', async () => {
   const page = await newPage(browser);
   await page.goto(`${studio.url}#/sessions/no-such-session/acme`);
