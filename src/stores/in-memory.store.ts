@@ -15,7 +15,8 @@ import { StoreLimitError } from '../errors/errors';
 import { MemoryIdempotencyClaims, type IdempotencyClaims } from '../side-effects/claims';
 import { MemoryRateCounters, type RateCounters } from '../side-effects/rate-counters';
 import { CheckedRateCounters } from './rate/check-hit';
-import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import type { ListOptions, ListPage, LoadSessionOptions, MemorySummary, SessionStore, SessionSummary, StoreChannels } from './store';
+import { checkListOptions, encodeCursor, stringTuple } from './list-page';
 import { LocalChannels } from './channels/local-channels';
 import { applyMemoryChanges, applySessionChanges, memoryKeyString, sessionKeyString } from './apply-changes';
 import { checkId, checkMemoryKey, checkOwner, checkSessionChanges, checkSessionKey, lastMessages } from './snapshot-rows';
@@ -168,6 +169,48 @@ export class InMemoryStore implements SessionStore {
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     const m = this.memories.get(memoryKeyString(key));
     return m ? this.index(m).search(query, limit) : [];
+  }
+
+  /** One page of a tenant's sessions in id order (a scan of the map: this store is for tests and demos). */
+  async listSessions(options: ListOptions = {}): Promise<ListPage<SessionSummary>> {
+    const o = checkListOptions(options, stringTuple(1));
+    const rows = [...this.sessions.values()].filter(
+      (s) => (s.tenantId ?? '') === o.tenant && (o.userId === undefined || s.userId === o.userId) && (!o.after || s.sessionId > o.after[0]),
+    );
+    rows.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
+    const items = rows.slice(0, o.limit).map((s) => {
+      const summary: SessionSummary = {
+        sessionId: s.sessionId,
+        version: s.version,
+        messages: s.history.length,
+        paused: s.pendingRun != null,
+      };
+      if (s.tenantId !== undefined) summary.tenantId = s.tenantId;
+      if (s.userId !== undefined) summary.userId = s.userId;
+      return summary;
+    });
+    return rows.length > o.limit ? { items, next: encodeCursor([items[items.length - 1].sessionId]) } : { items };
+  }
+
+  /** One page of a tenant's memories in (agent, user) order. */
+  async listMemories(options: ListOptions = {}): Promise<ListPage<MemorySummary>> {
+    const o = checkListOptions(options, stringTuple(2));
+    const order = (m: MemorySnapshot): [string, string] => [m.agentName, m.userId];
+    const before = (a: [string, string], b: [string, string]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+    const rows = [...this.memories.values()].filter(
+      (m) =>
+        (m.tenantId ?? '') === o.tenant &&
+        (o.userId === undefined || m.userId === o.userId) &&
+        (!o.after || before(o.after as [string, string], order(m))),
+    );
+    rows.sort((a, b) => (before(order(a), order(b)) ? -1 : before(order(b), order(a)) ? 1 : 0));
+    const items = rows.slice(0, o.limit).map((m) => {
+      const summary: MemorySummary = { agentName: m.agentName, userId: m.userId, entries: m.entries.length };
+      if (m.tenantId !== undefined) summary.tenantId = m.tenantId;
+      return summary;
+    });
+    const last = items[items.length - 1];
+    return rows.length > o.limit ? { items, next: encodeCursor([last.agentName, last.userId]) } : { items };
   }
 
   private readonly claims = new Map<string, MemoryIdempotencyClaims<unknown>>();

@@ -2,7 +2,8 @@
  * `toolwright/stores`: the stores and what an integrator of a store needs: the snapshot and change
  * types a store reads and writes, its channels, the idempotency claims, the driver and client types.
  */
-export type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+export type { ListOptions, ListPage, LoadSessionOptions, MemorySummary, SessionStore, SessionSummary, StoreChannels } from './store';
+export { InvalidListOptionError } from './list-page';
 export { applyMemoryChanges, applySessionChanges } from './apply-changes';
 export { InMemoryStore } from './in-memory.store';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite.store';

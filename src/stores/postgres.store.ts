@@ -9,7 +9,9 @@ import { growCachedEntries, keptSnapshot, setRecent, type CachedEntries } from '
 import type { MemorySearchResult } from '../session/memory-entry';
 import type { MemoryChanges, MemoryKey, MemorySnapshot, SessionChanges, SessionKey, SessionSnapshot } from '../session/snapshots';
 import type { Message } from '../session/message';
-import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import type { ListOptions, ListPage, LoadSessionOptions, MemorySummary, SessionStore, SessionSummary, StoreChannels } from './store';
+import { checkListOptions, stringTuple } from './list-page';
+import { listMemoryRows, listSessionRows } from './postgres/list-rows';
 import { PgChannels } from './channels/pg-channels';
 import { requirePeer } from '../errors/optional-peer';
 import { ToolwrightConfigError } from '../errors/errors';
@@ -271,6 +273,18 @@ export class PostgresStore implements SessionStore {
   /** Ranked search over a memory's stored entries in PostgreSQL (see postgres/search.ts). */
   async searchMemory(key: MemoryKey, query: string, limit = 10): Promise<MemorySearchResult[]> {
     return searchMemory((sql, params) => this.query(sql, params), this.s, this.vocabularies, key, query, limit);
+  }
+
+  /** One page of a tenant's sessions in id order, one statement (see postgres/list-rows). */
+  async listSessions(options: ListOptions = {}): Promise<ListPage<SessionSummary>> {
+    const o = checkListOptions(options, stringTuple(1));
+    return listSessionRows((sql, params) => this.query(sql, params), this.s, o);
+  }
+
+  /** One page of a tenant's memories in (agent, user) order. */
+  async listMemories(options: ListOptions = {}): Promise<ListPage<MemorySummary>> {
+    const o = checkListOptions(options, stringTuple(2));
+    return listMemoryRows((sql, params) => this.query(sql, params), this.s, o);
   }
 
   private pubsub?: PgChannels;

@@ -10,7 +10,8 @@ import { defineClaimScripts, RedisIdempotencyClaims } from './claims/redis-claim
 import type { RateCounters } from '../side-effects/rate-counters';
 import { defineRateScripts, RedisRateCounters } from './rate/redis-rate';
 import { memoryKeyString, sessionKeyString } from './apply-changes';
-import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import type { ListOptions, LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import { listMemoryKeys, listSessionKeys } from './redis/list-keys';
 import { RedisChannels } from './channels/redis-channels';
 import { requirePeer } from '../errors/optional-peer';
 import { quietListener } from './driver-errors';
@@ -338,6 +339,12 @@ export class RedisStore implements SessionStore {
     return (cached.index ??= new CachedMemoryIndex(cached.entries, 0));
   }
 
+  listSessions(options: ListOptions = {}) {
+    return listSessionKeys(this.client, this.prefix, (k) => this.sessionKeys(k), options);
+  }
+  listMemories(options: ListOptions = {}) {
+    return listMemoryKeys(this.client, this.prefix, (k) => this.memoryKeys(k), options);
+  }
   private pubsub?: RedisChannels;
 
   /** PUBLISH on the store's connection, SUBSCRIBE on one more while anything is subscribed (see StoreChannels). */

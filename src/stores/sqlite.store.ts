@@ -15,7 +15,9 @@ import type {
   SessionKey,
   SessionSnapshot,
 } from '../session/snapshots';
-import type { LoadSessionOptions, SessionStore, StoreChannels } from './store';
+import type { ListOptions, ListPage, LoadSessionOptions, MemorySummary, SessionStore, SessionSummary, StoreChannels } from './store';
+import { checkListOptions, stringTuple } from './list-page';
+import { listMemoryRows, listSessionRows } from './sqlite/list-rows';
 import { SqliteChannels } from './channels/sqlite-channels';
 import type { SqliteConnection, SqliteDriverName, SqliteRowMode, SqliteStatement } from './sqlite/driver';
 import { checkSqliteDriver } from './sqlite/open-driver';
@@ -289,6 +291,18 @@ export class SqliteStore implements SessionStore {
       ) as number | undefined;
       return pk === undefined ? [] : searchScope(this.sql, pk, query, limit);
     });
+  }
+
+  /** One page of a tenant's sessions in id order, read in one statement (see sqlite/list-rows). */
+  async listSessions(options: ListOptions = {}): Promise<ListPage<SessionSummary>> {
+    const o = checkListOptions(options, stringTuple(1));
+    return guard('sqlite', () => listSessionRows(this.sql, this.now(), o));
+  }
+
+  /** One page of a tenant's memories in (agent, user) order. */
+  async listMemories(options: ListOptions = {}): Promise<ListPage<MemorySummary>> {
+    const o = checkListOptions(options, stringTuple(2));
+    return guard('sqlite', () => listMemoryRows(this.sql, o));
   }
 
   /** Messages between the processes sharing the file, through a table of recent ones (see SqliteChannels). */

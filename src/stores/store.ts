@@ -36,6 +36,46 @@ export interface StoreChannels {
   subscribe(channel: string, listener: (message: string) => void, onError?: (error: unknown) => void): Promise<() => Promise<void>>;
 }
 
+/** What `listSessions` / `listMemories` read: one tenant's (none: the sessions stored without one), one page at a time. */
+export interface ListOptions {
+  /** The tenant whose sessions or memories are listed; omitted: those stored without a tenant. */
+  tenantId?: string;
+  /** Only this user's: the session's owner, the memory's user. */
+  userId?: string;
+  /** At most this many a page (1 to 500; default 50). A Redis page may hold fewer and still have a `next`. */
+  limit?: number;
+  /** The `next` of the previous page (opaque); omitted: the first page. */
+  after?: string;
+}
+
+/** One stored session, without its history or state. */
+export interface SessionSummary {
+  sessionId: string;
+  tenantId?: string;
+  /** The owner (absent: anonymous). */
+  userId?: string;
+  version: number;
+  /** How many history messages are stored. */
+  messages?: number;
+  /** A run is paused, waiting for approvals or input. */
+  paused: boolean;
+}
+
+/** One stored memory, without its entries. */
+export interface MemorySummary {
+  agentName: string;
+  userId: string;
+  tenantId?: string;
+  /** How many entries are stored. */
+  entries?: number;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: string;
+}
+
 export interface SessionStore {
   /** `undefined` when the session does not exist yet (or has expired, for stores with a TTL). */
   loadSession(key: SessionKey, options?: LoadSessionOptions): Promise<SessionSnapshot | undefined>;
@@ -73,6 +113,15 @@ export interface SessionStore {
    * most `limit` (default 10). The same matching as `AgentMemory.search`: prefixes, small typos.
    */
   searchMemory?(key: MemoryKey, query: string, limit?: number): Promise<MemorySearchResult[]>;
+  /**
+   * One page of the stored sessions of a tenant (optionally of one user), read-only: id order in
+   * the in-memory and SQL stores, the server's SCAN order in Redis. A session stored throughout the
+   * paging is listed exactly once (Redis: at least once; see RedisStore.listSessions). Optional for a
+   * custom store: the studio's Sessions page needs it.
+   */
+  listSessions?(options?: ListOptions): Promise<ListPage<SessionSummary>>;
+  /** One page of the stored memories of a tenant (optionally of one user), as `listSessions`. */
+  listMemories?(options?: ListOptions): Promise<ListPage<MemorySummary>>;
   /** Messages between the processes sharing this store (optional; see StoreChannels). */
   readonly channels?: StoreChannels;
   close(): Promise<void>;

@@ -134,8 +134,8 @@ describe('PostgresStore', () => {
       await pool.query(`UPDATE ${schema}.sessions SET user_input = $1 WHERE session_id = $2`, [text, `s${i}`]);
       await pool.query(`UPDATE ${schema}.memories SET summary = $1 WHERE user_id = $2`, [text, `u${i}`]);
     }
-    // Back to before the JSON-text migration (before the idempotency and rate counter tables, which run again as well).
-    await pool.query(`DELETE FROM ${schema}.schema_version WHERE version > $1`, [POSTGRES_SCHEMA_VERSION - 3]);
+    // Back to before the JSON-text migration (before the idempotency and rate counter tables and the listing indexes, which run again as well).
+    await pool.query(`DELETE FROM ${schema}.schema_version WHERE version > $1`, [POSTGRES_SCHEMA_VERSION - 4]);
     await pool.end();
     const reopened = new PostgresStore({ connectionString: server.connectionString, schema });
     try {

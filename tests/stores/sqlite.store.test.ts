@@ -165,8 +165,8 @@ describe.each(SQLITE_DRIVERS_HERE)('on %s', (driver) => {
         db.prepare('UPDATE sessions SET user_input = ? WHERE session_id = ?').run(text, `s${i}`);
         db.prepare('UPDATE memories SET summary = ? WHERE user_id = ?').run(text, `u${i}`);
       }
-      // Back to before the JSON-text migration (before the idempotency and rate counter tables, which run again as well).
-      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SQLITE_SCHEMA_VERSION - 3));
+      // Back to before the JSON-text migration (before the idempotency and rate counter tables and the listing indexes, which run again as well).
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SQLITE_SCHEMA_VERSION - 4));
       db.close();
       const reopened = new SqliteStore({ driver, path });
       for (const [i, text] of raw.entries()) {

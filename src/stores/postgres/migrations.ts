@@ -120,6 +120,9 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Queryable, s: string) => Promise<
      count integer NOT NULL,
      PRIMARY KEY (namespace, key, window_ms)
    );`,
+  // Listing one user's sessions and memories (listSessions / listMemories with a userId) reads an index range, page by page.
+  `CREATE INDEX IF NOT EXISTS sessions_by_user ON $S.sessions (tenant, user_id, session_id);
+   CREATE INDEX IF NOT EXISTS memories_by_user ON $S.memories (tenant, user_id, agent);`,
 ];
 
 /**

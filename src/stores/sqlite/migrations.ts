@@ -122,6 +122,9 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteConnection) => void)> = [
      count INTEGER NOT NULL,
      PRIMARY KEY (namespace, key, window_ms)
    ) WITHOUT ROWID;`,
+  // Listing one user's sessions and memories (listSessions / listMemories with a userId) reads an index range, page by page.
+  `CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (tenant, user_id, session_id);
+   CREATE INDEX IF NOT EXISTS memories_by_user ON memories (tenant, user_id, agent);`,
 ];
 
 /** A memory's FTS5 rowids: memory_pk * SCOPE + seq, so one memory's entries are one rowid range. */
