@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -197,8 +198,12 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
     });
 
     /** Starts `toolwright studio` and resolves with the URL it prints. */
-    function startStudio(args: string[]): Promise<string> {
-      child = spawn(process.execPath, [cli.main, 'studio', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    function startStudio(args: string[], env: Record<string, string> = {}): Promise<string> {
+      child = spawn(process.execPath, [cli.main, 'studio', ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...env },
+      });
       return new Promise<string>((resolve, reject) => {
         let out = '';
         child!.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -230,6 +235,36 @@ describe('toolwright CLI (built, run as a subprocess)', () => {
       const url = new URL(await startStudio(['--module', cli.studioAgentFixture]));
       const info = await fetch(new URL('/api/info', url), { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } });
       expect(await info.json()).toMatchObject({ tools: 3, agent: { name: 'fixture-agent' } });
+    });
+
+    it('starts the support desk sample (`npm run studio`), whose chat answers as the chosen customer', async () => {
+      const state = mkdtempSync(join(tmpdir(), 'tw-studio-sample-'));
+      try {
+        const url = new URL(
+          await startStudio(['--module', 'samples/support-desk/studio.ts', '--user', 'alice', '--tenant', 'acme'], {
+            TOOLWRIGHT_STATE_DIR: state,
+          }),
+        );
+        const headers = {
+          authorization: `Bearer ${url.searchParams.get('token')}`,
+          'content-type': 'application/json',
+          'x-studio-user': 'alice',
+          'x-studio-tenant': 'acme',
+        };
+        const body = {
+          id: 'cli-sample',
+          messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Where is my order A-100?' }] }],
+        };
+        const res = await fetch(new URL('/api/chat', url), { method: 'POST', headers, body: JSON.stringify(body) });
+        expect(res.status).toBe(200);
+        const stream = await res.text();
+        expect(stream).toContain('"toolName":"order_lookup"');
+        expect(stream).toContain('"type":"finish"');
+        expect(existsSync(join(state, 'state.db'))).toBe(true);
+      } finally {
+        child?.kill('SIGKILL');
+        rmSync(state, { recursive: true, force: true });
+      }
     });
 
     it('refuses to listen off loopback', async () => {
