@@ -182,6 +182,38 @@ test('a pending approval survives a reload, and is approved with the keyboard al
   await page.context().close();
 });
 
+test('rejected, and edited then approved, with the keyboard alone', async () => {
+  const page = await openChat('chat-keys-reject');
+  await toApproval(page);
+  await page.locator('body').focus();
+  await tabTo(page, '.chat-approval button.danger');
+  await page.keyboard.press('Enter');
+  // Focus is in the reason field: typed, then Tab to "Send rejection".
+  await expect(page.evaluate('document.activeElement?.tagName')).resolves.toMatch(/^(INPUT|TEXTAREA)$/);
+  await page.keyboard.type('Not by keyboard today');
+  await tabTo(page, '.chat-approval button.danger', 5);
+  await expect(page.evaluate('document.activeElement?.textContent')).resolves.toBe('Send rejection');
+  await page.keyboard.press('Enter');
+  await refundCall(page).getByText('Rejected: Not by keyboard today').waitFor();
+  expect(shop.refunds.refundsFor('A-100')).toEqual([]);
+
+  const edit = await openChat('chat-keys-edit');
+  await toApproval(edit);
+  await edit.locator('body').focus();
+  await tabTo(edit, '.chat-approval button.secondary');
+  await edit.keyboard.press('Enter');
+  await expect(edit.evaluate('document.activeElement?.tagName')).resolves.toBe('TEXTAREA');
+  await edit.keyboard.press('Control+A');
+  await edit.keyboard.type('{ "amount_cents": 2500, "reason": "Keyboard edit" }');
+  await tabTo(edit, '.chat-approval button.primary', 5);
+  await expect(edit.evaluate('document.activeElement?.textContent')).resolves.toBe('Approve with these arguments');
+  await edit.keyboard.press('Enter');
+  await log(edit).getByText('Done: refund RF-1 of 25.00 USD for order A-100 is approved.').waitFor();
+  expect(shop.refunds.refundsFor('A-100')).toEqual([expect.objectContaining({ amountCents: 2500, reason: 'Keyboard edit' })]);
+  await page.context().close();
+  await edit.context().close();
+});
+
 test('streamed text is shown as it arrives, before the run ends; Stop gives the request up and the chat goes on', async () => {
   const slow = await createStudio(createStudioDesk({ store, shop, model: supportDeskModel({ chunkDelayMs: 120 }) }), ALICE);
   try {
