@@ -103,30 +103,25 @@ async function showList(root, studio) {
   await load();
 }
 
+/** A table with a caption, a row of column headers and `body`. */
+function headedTable(el, caption, headers, body) {
+  const head = el(
+    'thead',
+    {},
+    el(
+      'tr',
+      {},
+      headers.map((h) => el('th', { scope: 'col' }, h)),
+    ),
+  );
+  return el('table', {}, el('caption', {}, caption), head, body);
+}
+
 /** A table with a caption and column headers; rows added as they load, and a "more" button for the next page. */
 function table(el, caption, headers) {
   const body = el('tbody');
   const foot = el('div');
-  const node = el(
-    'div',
-    { class: 'sessions-table' },
-    el(
-      'table',
-      {},
-      el('caption', {}, caption),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          headers.map((h) => el('th', { scope: 'col' }, h)),
-        ),
-      ),
-      body,
-    ),
-    foot,
-  );
+  const node = el('div', { class: 'sessions-table' }, headedTable(el, caption, headers, body), foot);
   return {
     node,
     add: (cells) =>
@@ -305,19 +300,10 @@ async function memories(root, studio, tenant, userId) {
 
 function entries(el, caption, list, ranked) {
   const headers = [...(ranked ? ['Rank'] : []), 'Type', 'Content', ...(ranked ? ['Score'] : ['Saved'])];
-  return el(
-    'table',
-    {},
-    el('caption', {}, caption),
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        headers.map((h) => el('th', { scope: 'col' }, h)),
-      ),
-    ),
+  return headedTable(
+    el,
+    caption,
+    headers,
     el(
       'tbody',
       {},
