@@ -130,10 +130,11 @@ function numberNode(el, s, name, required) {
 }
 
 function booleanNode(el, s, name, required) {
+  // A checkbox cannot say "absent": an optional boolean is a choice of not set, true or false.
+  if (!required) return enumNode(el, { ...s, enum: [true, false] }, name, required);
   const box = el('input', { type: 'checkbox', name });
   if (s.default === true) box.checked = true;
-  // A checkbox cannot say "absent": an optional one left unchecked is left out of the arguments.
-  return leaf(el, box, name, s, required, () => (box.checked ? true : required ? false : undefined));
+  return leaf(el, box, name, s, required, () => box.checked);
 }
 
 function enumNode(el, s, name, required) {
