@@ -6,7 +6,16 @@ const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const OPTIONAL_PEERS = ['ai', '@openai/agents-core', '@langchain/core', '@modelcontextprotocol/sdk', '@nestjs/common', '@nestjs/core'];
 /** Loaded lazily, inside the model adapters, stores and tracing that need them. */
-const LAZY_PEERS = ['openai', '@anthropic-ai/sdk', 'ioredis', 'pg', 'better-sqlite3', '@opentelemetry/api'];
+const LAZY_PEERS = [
+  'openai',
+  '@anthropic-ai/sdk',
+  'ioredis',
+  'pg',
+  'better-sqlite3',
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/context-async-hooks',
+];
 
 /** The bare module specifiers a source file loads at run time (type-only imports are erased). */
 function runtimeImports(file: string): string[] {
@@ -104,6 +113,7 @@ describe('packaging: optional integrations stay out of the core', () => {
       './adapters/openai-agents',
       './adapters/langchain',
       './nestjs',
+      './studio',
     ]);
     for (const [, target] of subpaths) {
       // CommonJS: x.js + x.d.ts; ESM: x.mjs + x.d.mts beside them (scripts/build-esm.js), one source file.
@@ -125,6 +135,10 @@ describe('packaging: optional integrations stay out of the core', () => {
     expect([...reachablePackages(join(ROOT, 'src/adapters/langchain.ts'))].filter((p) => OPTIONAL_PEERS.includes(p))).toEqual([
       '@langchain/core',
     ]);
+    // The studio loads its tracing SDK only when it starts (by name, past this static reading), and no integration.
+    expect(
+      [...reachablePackages(join(ROOT, 'src/studio/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p) || LAZY_PEERS.includes(p)),
+    ).toEqual([]);
     // The chat endpoint speaks the AI SDK's wire format without loading the SDK.
     expect(
       [...reachablePackages(join(ROOT, 'src/ai-sdk-ui/index.ts'))].filter((p) => OPTIONAL_PEERS.includes(p) || LAZY_PEERS.includes(p)),
