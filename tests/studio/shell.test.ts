@@ -30,7 +30,8 @@ test('the printed URL opens the studio; every page is reached with the keyboard 
     await page.keyboard.press('Enter');
     await page.locator(`nav a[aria-current="page"]:text-is("${name}")`).waitFor();
     await page.getByRole('heading', { level: 1, name }).waitFor();
-    expect(await page.evaluate('document.activeElement?.id')).toBe('page');
+    // The shell focuses the page after it mounted (the heading shows before): wait for it, fails when it never comes.
+    await page.waitForFunction('document.activeElement?.id === "page"', undefined, { timeout: 5000 });
   }
   await page.context().close();
 });
